@@ -1,0 +1,15 @@
+"""iceberg-doris: Apache Doris data-model semantics on Apache Iceberg tables, driven from PySpark.
+
+- :func:`session` gives a SparkSession where ``CALL doris.<procedure>(...)`` works.
+- :func:`catalog` gives pyiceberg's view of the same catalog.
+- :mod:`iceberg_doris.doris` has every procedure as a Python function.
+- :mod:`iceberg_doris.errors` has the exceptions.
+"""
+
+from iceberg_doris.catalog import CatalogSettings, catalog, session, spark_conf
+from iceberg_doris.errors import DorisError
+from iceberg_doris.procedures import install
+
+__version__ = "0.1.0"
+
+__all__ = ["CatalogSettings", "DorisError", "catalog", "install", "session", "spark_conf", "__version__"]

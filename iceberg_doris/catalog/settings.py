@@ -1,0 +1,160 @@
+"""Where the catalog and the warehouse live: one resolution shared by Spark and pyiceberg.
+
+The embedded default is a SQLite catalog file and a local warehouse folder under one home
+directory. A PostgreSQL URL and any warehouse URI Iceberg can write select other parts, so the
+same code runs against a shared catalog and object storage.
+
+Precedence for each setting: explicit argument, then environment variable, then default.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+from iceberg_doris.errors import ConfigurationError
+
+HOME_ENV = "ICEBERG_DORIS_HOME"
+CATALOG_URI_ENV = "ICEBERG_DORIS_CATALOG_URI"
+WAREHOUSE_ENV = "ICEBERG_DORIS_WAREHOUSE"
+CATALOG_NAME_ENV = "ICEBERG_DORIS_CATALOG_NAME"
+
+DEFAULT_HOME = Path("~/.iceberg-doris")
+DEFAULT_CATALOG_NAME = "iceberg"
+CATALOG_FILE_NAME = "catalog.db"
+WAREHOUSE_DIR_NAME = "warehouse"
+
+
+@dataclass(frozen=True)
+class CatalogSettings:
+    """A resolved catalog location, in the forms each engine needs."""
+
+    name: str
+    kind: str  # "sqlite" or "postgresql"
+    jdbc_uri: str
+    jdbc_user: str | None
+    jdbc_password: str | None
+    sqlalchemy_uri: str
+    warehouse: str
+    home: Path | None
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        catalog_uri: str | None = None,
+        warehouse: str | os.PathLike[str] | None = None,
+    ) -> "CatalogSettings":
+        """Resolves arguments, environment and defaults into one catalog location."""
+        home_path = _resolve_home(home)
+        name = os.environ.get(CATALOG_NAME_ENV, DEFAULT_CATALOG_NAME)
+        uri = catalog_uri or os.environ.get(CATALOG_URI_ENV)
+        warehouse_uri = _warehouse_uri(warehouse or os.environ.get(WAREHOUSE_ENV), home_path)
+        if uri is None:
+            home_path.mkdir(parents=True, exist_ok=True)
+            uri = f"sqlite:///{home_path / CATALOG_FILE_NAME}"
+        kind, jdbc_uri, user, password, sqlalchemy_uri = _parse_catalog_uri(uri)
+        if kind == "sqlite":
+            Path(unquote(jdbc_uri.removeprefix("jdbc:sqlite:"))).parent.mkdir(parents=True, exist_ok=True)
+        return cls(name, kind, jdbc_uri, user, password, sqlalchemy_uri, warehouse_uri, home_path)
+
+    def spark_catalog_conf(self) -> dict[str, str]:
+        """Spark settings that declare this catalog as an Iceberg JDBC catalog."""
+        prefix = f"spark.sql.catalog.{self.name}"
+        conf = {
+            prefix: "org.apache.iceberg.spark.SparkCatalog",
+            f"{prefix}.type": "jdbc",
+            f"{prefix}.uri": self.jdbc_uri,
+            # V1 is the schema pyiceberg's SqlCatalog shares (it has the iceberg_type column).
+            f"{prefix}.jdbc.schema-version": "V1",
+            f"{prefix}.warehouse": self.warehouse,
+            # Without this Spark keeps table metadata for 30 s and misses other writers' commits.
+            f"{prefix}.cache-enabled": "false",
+            # Format v3 gives deletion vectors; merge-on-read keeps Spark's own DML from rewriting files.
+            f"{prefix}.table-default.format-version": "3",
+            f"{prefix}.table-default.write.delete.mode": "merge-on-read",
+            f"{prefix}.table-default.write.update.mode": "merge-on-read",
+            f"{prefix}.table-default.write.merge.mode": "merge-on-read",
+        }
+        if self.jdbc_user is not None:
+            conf[f"{prefix}.jdbc.user"] = self.jdbc_user
+        if self.jdbc_password is not None:
+            conf[f"{prefix}.jdbc.password"] = self.jdbc_password
+        return conf
+
+    def pyiceberg_properties(self) -> dict[str, str]:
+        """Properties for pyiceberg's SqlCatalog on the same database and warehouse."""
+        return {"uri": self.sqlalchemy_uri, "warehouse": self.warehouse}
+
+
+def _resolve_home(home: str | os.PathLike[str] | None) -> Path:
+    raw = home if home is not None else os.environ.get(HOME_ENV)
+    path = Path(raw) if raw else DEFAULT_HOME
+    return path.expanduser().resolve()
+
+
+def _warehouse_uri(warehouse: str | os.PathLike[str] | None, home: Path) -> str:
+    if warehouse is None:
+        path = home / WAREHOUSE_DIR_NAME
+        path.mkdir(parents=True, exist_ok=True)
+        return path.as_uri()
+    text = os.fspath(warehouse)
+    if "://" in text or text.startswith("file:"):
+        return text.rstrip("/")
+    path = Path(text).expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path.as_uri()
+
+
+def _parse_catalog_uri(uri: str) -> tuple[str, str, str | None, str | None, str]:
+    """Returns (kind, JDBC URL, user, password, SQLAlchemy URL) for a SQLite or PostgreSQL URI."""
+    if uri.startswith("jdbc:sqlite:"):
+        path = uri.removeprefix("jdbc:sqlite:")
+        return "sqlite", uri, None, None, f"sqlite:///{path}"
+    if uri.startswith("sqlite:"):
+        parts = urlsplit(uri)
+        if not parts.path or parts.path == "/":
+            raise ConfigurationError(
+                f"SQLite catalog URI {uri!r} names no file: write sqlite:////absolute/path/catalog.db"
+            )
+        path = parts.path.removeprefix("/") if parts.path.startswith("//") else parts.path
+        path = str(Path(path).expanduser().resolve())
+        return "sqlite", f"jdbc:sqlite:{path}", None, None, f"sqlite:///{path}"
+    if uri.startswith("jdbc:postgresql:"):
+        parts = urlsplit(uri.removeprefix("jdbc:"))
+        query = dict(parse_qsl(parts.query))
+        user = query.pop("user", None)
+        password = query.pop("password", None)
+        jdbc = f"jdbc:postgresql://{parts.netloc}{parts.path}" + (f"?{urlencode(query)}" if query else "")
+        return "postgresql", jdbc, user, password, _sqlalchemy_postgres(parts.netloc, parts.path, user, password)
+    if uri.startswith(("postgresql:", "postgres:", "postgresql+psycopg2:")):
+        parts = urlsplit(uri)
+        if not parts.hostname or not parts.path.strip("/"):
+            raise ConfigurationError(
+                f"PostgreSQL catalog URI {uri!r} needs a host and a database: "
+                "postgresql://user:password@host:5432/database"
+            )
+        user = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password else None
+        hostport = parts.hostname + (f":{parts.port}" if parts.port else "")
+        query = f"?{parts.query}" if parts.query else ""
+        jdbc = f"jdbc:postgresql://{hostport}{parts.path}{query}"
+        return "postgresql", jdbc, user, password, _sqlalchemy_postgres(hostport, parts.path, user, password)
+    raise ConfigurationError(
+        f"Unsupported catalog URI {uri!r}: use sqlite:////path/catalog.db (embedded) or "
+        "postgresql://user:password@host:5432/database (shared); jdbc:sqlite: and "
+        "jdbc:postgresql: URLs are accepted too."
+    )
+
+
+def _sqlalchemy_postgres(hostport: str, path: str, user: str | None, password: str | None) -> str:
+    credentials = ""
+    if user is not None:
+        credentials = quote(user, safe="")
+        if password is not None:
+            credentials += ":" + quote(password, safe="")
+        credentials += "@"
+    return f"postgresql+psycopg2://{credentials}{hostport}{path}"

@@ -1,0 +1,131 @@
+"""The SparkSession iceberg-doris runs on: Iceberg runtime, SQL extensions, our ``CALL doris.*``
+bridge, and the Iceberg catalog as the session's default catalog (so ``db.tbl`` names work)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
+from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
+DORIS_EXTENSIONS = "io.icebergdoris.spark.DorisSparkSessionExtensions"
+DORIS_PROCEDURE_CATALOG = "io.icebergdoris.spark.DorisProcedureCatalog"
+MASTER_ENV = "ICEBERG_DORIS_SPARK_MASTER"
+DEFAULT_MASTER = "local[*]"
+LOG4J_CONFIG = Path(__file__).resolve().parent / "log4j2.properties"
+
+_lock = threading.Lock()
+_active_settings: CatalogSettings | None = None
+
+
+def session(
+    *,
+    home: str | os.PathLike[str] | None = None,
+    catalog_uri: str | None = None,
+    warehouse: str | os.PathLike[str] | None = None,
+    master: str | None = None,
+    conf: Mapping[str, str] | None = None,
+) -> "SparkSession":
+    """Returns a SparkSession wired for iceberg-doris.
+
+    With no arguments it uses the embedded default: a SQLite catalog file and a local warehouse
+    under one home folder (``home``, else ``$ICEBERG_DORIS_HOME``, else ``~/.iceberg-doris``).
+
+    Args:
+        home: folder for the embedded catalog and warehouse.
+        catalog_uri: ``sqlite:////path/catalog.db`` or ``postgresql://user:pw@host:5432/db``
+            (default ``$ICEBERG_DORIS_CATALOG_URI``, else the embedded SQLite file).
+        warehouse: any URI Iceberg can write (``file:///...``, ``s3://...``) or a local path
+            (default ``$ICEBERG_DORIS_WAREHOUSE``, else ``<home>/warehouse``).
+        master: Spark master URL (default ``$ICEBERG_DORIS_SPARK_MASTER``, else ``local[*]``).
+        conf: extra Spark settings; they win over ours.
+
+    One Spark driver runs per Python process: calling this again with the same settings returns
+    the running session; different settings raise :class:`ConfigurationError`.
+
+    Example:
+        >>> import iceberg_doris
+        >>> spark = iceberg_doris.session()                            # doctest: +SKIP
+        >>> spark.sql("CALL doris.help()").show()                      # doctest: +SKIP
+    """
+    global _active_settings
+    from pyspark.sql import SparkSession
+
+    settings = CatalogSettings.resolve(home=home, catalog_uri=catalog_uri, warehouse=warehouse)
+    with _lock:
+        running = SparkSession.getActiveSession()
+        if running is not None and _active_settings is not None:
+            if settings != _active_settings:
+                raise ConfigurationError(
+                    "A Spark session for another catalog is already running in this process "
+                    f"({_active_settings.jdbc_uri}); Spark allows one per process. "
+                    "Call spark.stop() first, or reuse the running session."
+                )
+            _apply_runtime_conf(running, conf)
+            return running
+        builder = SparkSession.builder.appName("iceberg-doris").master(
+            master or os.environ.get(MASTER_ENV, DEFAULT_MASTER)
+        )
+        for key, value in spark_conf(settings, master=master, conf=conf).items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+        _check_static_conf(spark)
+        from iceberg_doris.procedures.bridge import install
+
+        install(spark)
+        _active_settings = settings
+        return spark
+
+
+def spark_conf(
+    settings: CatalogSettings, *, master: str | None = None, conf: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Every Spark setting :func:`session` applies, for ``spark-submit`` users who build their own."""
+    runtime = resolve_runtime_jars()
+    java_options = [f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}"]
+    if runtime.native_library_path is not None:
+        # The Debian SQLite JDBC driver loads its native library from here.
+        java_options.append(f"-Djava.library.path={runtime.native_library_path}")
+    result = {
+        "spark.jars": ",".join(str(j) for j in runtime.jars),
+        "spark.sql.extensions": f"{ICEBERG_EXTENSIONS},{DORIS_EXTENSIONS}",
+        "spark.sql.catalog.doris": DORIS_PROCEDURE_CATALOG,
+        "spark.sql.defaultCatalog": settings.name,
+        "spark.driver.extraJavaOptions": " ".join(java_options),
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    if runtime.packages:
+        result["spark.jars.packages"] = ",".join(runtime.packages)
+    resolved_master = master or os.environ.get(MASTER_ENV, DEFAULT_MASTER)
+    if resolved_master.startswith("local"):
+        # Small local jobs spend more time scheduling 200 shuffle tasks than computing.
+        result["spark.sql.shuffle.partitions"] = str(max(2, 2 * (os.cpu_count() or 1)))
+    result.update(settings.spark_catalog_conf())
+    result.update(conf or {})
+    return result
+
+
+def _apply_runtime_conf(spark: "SparkSession", conf: Mapping[str, str] | None) -> None:
+    for key, value in (conf or {}).items():
+        spark.conf.set(key, value)
+
+
+def _check_static_conf(spark: "SparkSession") -> None:
+    extensions = spark.sparkContext.getConf().get("spark.sql.extensions", "")
+    if DORIS_EXTENSIONS not in extensions:
+        raise ConfigurationError(
+            "A SparkContext without the iceberg-doris extensions was already running in this "
+            "process, so CALL doris.* cannot work on it. Stop it (spark.stop()) before calling "
+            "iceberg_doris.session(), or start your own session with iceberg_doris.spark_conf()."
+        )

@@ -1,0 +1,141 @@
+"""``iceberg-doris``: run SQL, ``CALL doris.*`` included, on the configured catalog.
+
+    iceberg-doris -e "CALL doris.help()"
+    iceberg-doris -f pipeline.sql --home /data/lake
+    iceberg-doris --catalog-uri postgresql://u:p@db:5432/lake --warehouse s3://bucket/wh -e "..."
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from iceberg_doris.errors import DorisError
+from iceberg_doris.sql_script import split_statements
+
+DEFAULT_MAX_ROWS = 1000
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    statements: list[str] = []
+    for kind, value in args.sources:
+        text = value if kind == "e" else _read_script(value)
+        statements += split_statements(text)
+    if not statements:
+        print("iceberg-doris: nothing to run; give -e 'SQL' or -f FILE (see --help)", file=sys.stderr)
+        return 2
+    try:
+        spark = _session(args)
+    except DorisError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
+        return 1
+    for statement in statements:
+        try:
+            frame = spark.sql(statement)
+            columns = frame.columns
+            rows = [tuple(r) for r in frame.limit(args.max_rows + 1).collect()] if columns else []
+        except Exception as error:  # noqa: BLE001 - every failure is reported, then we stop
+            print(f"ERROR: {_message(error)}", file=sys.stderr)
+            return 1
+        print(render_table(columns, rows[: args.max_rows]) if columns else "OK")
+        if len(rows) > args.max_rows:
+            print(f"(only the first {args.max_rows} rows are shown; raise --max-rows to see more)")
+    return 0
+
+
+def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A bordered text table; multi-line values span several lines of their row."""
+    cells = [[_cell(v).split("\n") for v in row] for row in rows]
+    widths = [len(c) for c in columns]
+    for row in cells:
+        for i, lines in enumerate(row):
+            widths[i] = max(widths[i], *(len(line) for line in lines))
+    border = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    out = [border, _line(list(columns), widths), border]
+    for row in cells:
+        height = max((len(lines) for lines in row), default=1)
+        for k in range(height):
+            out.append(_line([lines[k] if k < len(lines) else "" for lines in row], widths))
+    out.append(border)
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out)
+
+
+def _line(values: list[str], widths: list[int]) -> str:
+    return "|" + "|".join(f" {v.ljust(w)} " for v, w in zip(values, widths)) + "|"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_cell(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _message(error: Exception) -> str:
+    from py4j.protocol import Py4JJavaError
+
+    if isinstance(error, Py4JJavaError):
+        return str(error.java_exception.getMessage())
+    return str(error).strip()
+
+
+def _read_script(path: str) -> str:
+    try:
+        return Path(path).read_text() if path != "-" else sys.stdin.read()
+    except OSError as error:
+        raise SystemExit(f"iceberg-doris: cannot read {path}: {error.strerror}") from None
+
+
+def _session(args: argparse.Namespace) -> Any:
+    from iceberg_doris.catalog import session
+
+    conf = {}
+    for item in args.conf:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise DorisError(f"--conf {item!r} is not KEY=VALUE")
+        conf[key] = value
+    return session(
+        home=args.home, catalog_uri=args.catalog_uri, warehouse=args.warehouse, master=args.master, conf=conf
+    )
+
+
+class _AppendSource(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None) -> None:
+        namespace.sources.append((self.dest, values))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="iceberg-doris",
+        description="Run SQL (CALL doris.* included) on the iceberg-doris catalog.",
+        epilog="Settings default to ICEBERG_DORIS_HOME, ICEBERG_DORIS_CATALOG_URI, "
+        "ICEBERG_DORIS_WAREHOUSE and ICEBERG_DORIS_SPARK_MASTER.",
+    )
+    parser.set_defaults(sources=[])
+    parser.add_argument("-e", dest="e", action=_AppendSource, metavar="SQL", help="statements to run (repeatable)")
+    parser.add_argument("-f", dest="f", action=_AppendSource, metavar="FILE", help="SQL script to run, - for stdin")
+    parser.add_argument("--home", help="folder of the embedded catalog and warehouse")
+    parser.add_argument("--catalog-uri", help="sqlite:////path/catalog.db or postgresql://user:pw@host/db")
+    parser.add_argument("--warehouse", help="warehouse URI or path")
+    parser.add_argument("--master", help="Spark master URL (default local[*])")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting")
+    parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS, help="rows to print per statement")
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

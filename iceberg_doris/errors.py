@@ -1,0 +1,73 @@
+"""The exceptions iceberg-doris raises.
+
+Every error a user can cause derives from :class:`DorisError` and says what is wrong and how to
+fix it. Argument problems (:class:`ProcedureArgumentError`) are kept apart from state problems
+(the table or partition is not in the state the operation needs), as Iceberg's procedures do.
+"""
+
+from __future__ import annotations
+
+
+class DorisError(Exception):
+    """Root of every iceberg-doris error."""
+
+
+class SetupError(DorisError):
+    """The runtime is incomplete: Java, a jar or a driver is missing. The message names the fix."""
+
+
+class ConfigurationError(DorisError):
+    """A session or catalog setting is invalid or conflicts with the running session."""
+
+
+class ProcedureArgumentError(DorisError):
+    """A procedure call's arguments do not bind: unknown, missing, duplicated or of the wrong type."""
+
+
+class UnknownProcedureError(ProcedureArgumentError):
+    """The procedure name is not registered."""
+
+
+class DdlSyntaxError(DorisError):
+    """A Doris statement could not be parsed; carries the 1-based line and column of the problem."""
+
+    def __init__(self, message: str, *, line: int, column: int, statement: str | None = None):
+        self.line = line
+        self.column = column
+        self.statement = statement
+        super().__init__(f"{message} (line {line}, column {column})" + _pointer(statement, line, column))
+
+
+class InvalidTableDefinitionError(DorisError):
+    """A Doris table definition parses but is not valid (Doris's own message where it has one)."""
+
+
+class TableNotFoundError(DorisError):
+    """The named table does not exist in the catalog."""
+
+
+class TableStateError(DorisError):
+    """The table is not in a state that allows the operation ("Cannot <verb> <object>: <reason>")."""
+
+
+class PartitionError(DorisError):
+    """A partition definition or a partition operation is invalid (overlap, unknown name, ...)."""
+
+
+class LoadError(DorisError):
+    """A load was refused or failed; nothing was committed."""
+
+
+class CommitConflictError(DorisError):
+    """A concurrent commit changed what this operation read; nothing was committed. Retry it."""
+
+
+def _pointer(statement: str | None, line: int, column: int) -> str:
+    """Renders the offending line with a caret under the column, as sqlglot does."""
+    if not statement:
+        return ""
+    lines = statement.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    text = lines[line - 1]
+    return f"\n  {text}\n  {' ' * max(column - 1, 0)}^"

@@ -1,0 +1,21 @@
+"""The ``doris.*`` procedures (the design card's ``procedures/``): one module per procedure.
+
+``CALL doris.swap_temp_partition(...)`` is ``procedures/swap_temp_partition.py`` is
+``SwapTempPartitionProcedure``. Importing this package registers every procedure; the Python
+entry points are in :mod:`iceberg_doris.doris`.
+"""
+
+from iceberg_doris.procedures import help as _help  # noqa: F401  (registers doris.help)
+from iceberg_doris.procedures.bridge import install
+from iceberg_doris.procedures.invocation import run_procedure
+from iceberg_doris.procedures.registry import OutputColumn, Parameter, Procedure, all_procedures, get_procedure
+
+__all__ = [
+    "OutputColumn",
+    "Parameter",
+    "Procedure",
+    "all_procedures",
+    "get_procedure",
+    "install",
+    "run_procedure",
+]

@@ -1,0 +1,97 @@
+"""The Python end of ``CALL doris.*``: a py4j callback the JVM procedure catalog calls.
+
+Messages are JSON (see ``jvm/.../ProcedureHandler.java``). Errors come back as data, not as Python
+exceptions crossing py4j, so the user sees our message instead of a Python traceback wrapped in a
+Java stack trace.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.errors import DorisError
+from iceberg_doris.procedures.binding import reject_duplicate_keys
+from iceberg_doris.procedures.invocation import run_procedure
+from iceberg_doris.procedures.registry import get_procedure
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+HANDLERS_CLASS = "io.icebergdoris.spark.ProcedureHandlers"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+class ProcedureHandler:
+    """Implements the JVM interface ``io.icebergdoris.spark.ProcedureHandler``."""
+
+    def __init__(self, spark: "SparkSession"):
+        self._spark = spark
+
+    def describe(self, procedure: str) -> str:
+        try:
+            found = get_procedure(procedure)
+        except DorisError as unknown:
+            return json.dumps({"unknown": str(unknown)})
+        return json.dumps({"output": found.output_ddl(), "description": found.summary})
+
+    def call(self, procedure: str, arguments_json: str) -> str:
+        try:
+            arguments = json.loads(arguments_json, object_pairs_hook=reject_duplicate_keys)
+            rows = run_procedure(self._spark, procedure, arguments)
+            return json.dumps({"rows": [[_to_json(value) for value in row] for row in rows]})
+        except Exception as error:  # every failure must reach the caller as a message
+            return json.dumps({"error": describe_error(procedure, error)})
+
+    class Java:
+        implements = ["io.icebergdoris.spark.ProcedureHandler"]
+
+
+def describe_error(procedure: str, error: Exception) -> dict[str, str]:
+    """Our errors carry their own message; anything else is named as an internal failure."""
+    if isinstance(error, DorisError):
+        return {"type": type(error).__name__, "message": str(error)}
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    if isinstance(error, CapturedException):
+        return {"type": type(error).__name__, "message": f"doris.{procedure} failed in Spark: {error}"}
+    log.exception("doris.%s failed", procedure)
+    return {
+        "type": type(error).__name__,
+        "message": f"doris.{procedure} failed unexpectedly: {type(error).__name__}: {error}",
+    }
+
+
+def install(spark: "SparkSession") -> None:
+    """Connects ``CALL doris.*`` in this Spark driver to the Python procedures.
+
+    :func:`iceberg_doris.session` calls it; call it yourself on a PySpark session you built with
+    :func:`iceberg_doris.spark_conf`.
+    """
+    from pyspark.java_gateway import ensure_callback_server_started
+
+    gateway = spark.sparkContext._gateway
+    ensure_callback_server_started(gateway)
+    handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
+    handlers.register(ProcedureHandler(spark))
+
+
+def _to_json(value: Any) -> Any:
+    """Dates travel as epoch days and timestamps as epoch microseconds (what Spark stores)."""
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        delta = aware - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if isinstance(value, dt.date):
+        return (value - dt.date(1970, 1, 1)).days
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _to_json(v) for k, v in value.items()}
+    return value

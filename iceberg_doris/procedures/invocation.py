@@ -1,0 +1,24 @@
+"""Running a procedure: bind, run, check the rows. Shared by ``CALL doris.*`` and Python calls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.procedures.binding import bind
+from iceberg_doris.procedures.registry import get_procedure
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def run_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """Binds ``raw_arguments`` to ``doris.<name>`` and runs it; returns its rows as tuples."""
+    procedure = get_procedure(name)
+    arguments = bind(procedure, raw_arguments)
+    width = len(procedure.output)
+    rows = [tuple(row) for row in procedure().run(spark, arguments)]
+    for row in rows:
+        if len(row) != width:
+            raise AssertionError(f"doris.{name} returned a row of {len(row)} values for {width} output columns")
+    return rows

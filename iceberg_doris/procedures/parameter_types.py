@@ -1,0 +1,196 @@
+"""Types of procedure parameters: what each accepts, and the error when it does not.
+
+Arguments arrive as JSON values (from ``CALL doris.*``, where Spark evaluated each expression) or
+as Python values (from the Python entry points); both go through the same checks, so both give the
+same messages, in the shape of Iceberg's own: ``Wrong arg type for <name>: cannot cast <from> to <to>``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from iceberg_doris.errors import ProcedureArgumentError
+
+Scalar = str | int | float | bool
+
+
+class _Mismatch(Exception):
+    """Internal: the value does not fit the type."""
+
+
+class ParamType(ABC):
+    """A parameter type; ``name`` is how ``doris.help`` shows it."""
+
+    name: str = "?"
+
+    def coerce(self, value: Any, parameter: str) -> Any:
+        """Returns the value in this type's Python form, or raises ProcedureArgumentError."""
+        try:
+            return self._convert(value)
+        except _Mismatch as mismatch:
+            hint = f": {mismatch}" if str(mismatch) else ""
+            raise ProcedureArgumentError(
+                f"Wrong arg type for {parameter}: cannot cast {type_name(value)} to {self.name}{hint}"
+            ) from None
+
+    @abstractmethod
+    def _convert(self, value: Any) -> Any:
+        """Returns the converted value or raises _Mismatch (optionally with a hint)."""
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class StringType(ParamType):
+    name = "string"
+
+    def _convert(self, value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        raise _Mismatch()
+
+
+class LongType(ParamType):
+    name = "bigint"
+
+    def _convert(self, value: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise _Mismatch()
+
+
+class DoubleType(ParamType):
+    name = "double"
+
+    def _convert(self, value: Any) -> float:
+        if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+            return float(value)
+        raise _Mismatch()
+
+
+class BooleanType(ParamType):
+    name = "boolean"
+
+    def _convert(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            raise _Mismatch(f"write {value.lower()} without quotes")
+        raise _Mismatch()
+
+
+class ValueType(ParamType):
+    """A scalar literal kept as text (partition bounds, property values): numbers and dates too."""
+
+    name = "string"
+
+    def _convert(self, value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (str, int, float, Decimal)):
+            return str(value)
+        raise _Mismatch()
+
+
+class ArrayType(ParamType):
+    """An array; a single scalar is taken as a one-element array, as Doris's lists read."""
+
+    def __init__(self, element: ParamType, *, accept_scalar: bool = True):
+        self.element = element
+        self.accept_scalar = accept_scalar
+        self.name = f"array<{element.name}>"
+
+    def _convert(self, value: Any) -> list[Any]:
+        if isinstance(value, (list, tuple)):
+            try:
+                return [self.element._convert(item) for item in value]
+            except _Mismatch:
+                raise _Mismatch() from None
+        if self.accept_scalar and not isinstance(value, (dict, Mapping)):
+            return [self.element._convert(value)]
+        raise _Mismatch()
+
+
+class MapType(ParamType):
+    name = "map<string,string>"
+
+    def _convert(self, value: Any) -> dict[str, str]:
+        if not isinstance(value, Mapping):
+            raise _Mismatch()
+        text = ValueType()
+        result: dict[str, str] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _Mismatch("keys must be strings")
+            result[key] = text._convert(item)
+        return result
+
+
+class OneOf(ParamType):
+    """Accepts the first of several types that fits (e.g. a bound or an array of bounds)."""
+
+    def __init__(self, *choices: ParamType):
+        self.choices = choices
+        self.name = "|".join(choice.name for choice in choices)
+
+    def _convert(self, value: Any) -> Any:
+        for choice in self.choices:
+            try:
+                return choice._convert(value)
+            except _Mismatch:
+                continue
+        raise _Mismatch()
+
+
+STRING = StringType()
+BIGINT = LongType()
+DOUBLE = DoubleType()
+BOOLEAN = BooleanType()
+VALUE = ValueType()
+STRING_ARRAY = ArrayType(STRING)
+VALUE_ARRAY = ArrayType(VALUE)
+STRING_MAP = MapType()
+
+
+def type_name(value: Any) -> str:
+    """The Spark-style name of a JSON or Python value's type, for error messages."""
+    if value is None:
+        return "void"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "bigint"
+    if isinstance(value, (float, Decimal)):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dt.datetime):
+        return "timestamp"
+    if isinstance(value, dt.date):
+        return "date"
+    if isinstance(value, Mapping):
+        inner = next((type_name(v) for v in value.values() if v is not None), "void")
+        return f"map<string,{inner}>"
+    if isinstance(value, (list, tuple)):
+        inner = next((type_name(v) for v in value if v is not None), "void")
+        return f"array<{inner}>"
+    return type(value).__name__
+
+
+def python_argument(value: Any) -> Any:
+    """Normalises a Python argument to the JSON shapes a SQL call produces."""
+    if isinstance(value, tuple):
+        return [python_argument(v) for v in value]
+    if isinstance(value, list):
+        return [python_argument(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: python_argument(v) for k, v in value.items()}
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value

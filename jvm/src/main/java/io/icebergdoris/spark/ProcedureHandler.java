@@ -1,0 +1,21 @@
+package io.icebergdoris.spark;
+
+/**
+ * The Python side of the bridge: iceberg_doris registers one implementation per driver JVM
+ * (through py4j), and every {@code CALL doris.*} is answered by it. Messages are JSON strings so the
+ * contract stays small and language-neutral.
+ */
+public interface ProcedureHandler {
+
+  /**
+   * Describes a procedure: {@code {"output": "<spark DDL schema>", "description": "..."}} when it
+   * exists, {@code {"unknown": "<message listing the known procedures>"}} when it does not.
+   */
+  String describe(String procedure);
+
+  /**
+   * Runs a procedure on its JSON argument object (named keys, or {@code "#<index>"} for positional
+   * arguments). Answers {@code {"rows": [[...], ...]}} or {@code {"error": {"type": ..., "message": ...}}}.
+   */
+  String call(String procedure, String argumentsJson);
+}

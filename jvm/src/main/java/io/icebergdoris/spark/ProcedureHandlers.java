@@ -1,0 +1,32 @@
+package io.icebergdoris.spark;
+
+/** Holds the Python handler registered for this driver JVM. */
+public final class ProcedureHandlers {
+
+  private static volatile ProcedureHandler handler;
+
+  private ProcedureHandlers() {}
+
+  public static void register(ProcedureHandler pythonHandler) {
+    handler = pythonHandler;
+  }
+
+  public static void unregister() {
+    handler = null;
+  }
+
+  public static boolean isRegistered() {
+    return handler != null;
+  }
+
+  static ProcedureHandler current() {
+    ProcedureHandler current = handler;
+    if (current == null) {
+      throw new DorisProcedureException(
+          "CALL doris.* needs the Python side of iceberg-doris in this Spark driver: create the "
+              + "session with iceberg_doris.session(), or call iceberg_doris.install(spark) on a "
+              + "PySpark session you built yourself.");
+    }
+    return current;
+  }
+}
