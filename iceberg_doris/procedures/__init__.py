@@ -5,7 +5,17 @@
 entry points are in :mod:`iceberg_doris.doris`.
 """
 
-from iceberg_doris.procedures import help as _help  # noqa: F401  (registers doris.help)
+# Importing each procedure module registers it.
+from iceberg_doris.procedures import (  # noqa: F401
+    add_partition,
+    create_table,
+    describe,
+    drop_partition,
+    help,
+    run_dynamic_partition,
+    set_properties,
+    show_partitions,
+)
 from iceberg_doris.procedures.bridge import install
 from iceberg_doris.procedures.invocation import run_procedure
 from iceberg_doris.procedures.registry import OutputColumn, Parameter, Procedure, all_procedures, get_procedure

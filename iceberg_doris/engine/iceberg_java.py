@@ -1,0 +1,92 @@
+"""Iceberg's Java API in Spark's JVM, reached through py4j."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JJavaError
+
+from iceberg_doris.engine.table_names import TableName, parse_table_name
+from iceberg_doris.errors import TableNotFoundError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+JavaObject = Any
+
+
+class IcebergJava:
+    """Handles to the Iceberg classes we use, bound to one SparkSession's JVM."""
+
+    def __init__(self, spark: "SparkSession"):
+        self.spark = spark
+        self.jvm = spark.sparkContext._jvm
+        iceberg = self.jvm.org.apache.iceberg
+        self.expressions = iceberg.expressions.Expressions
+        self.partition_spec = iceberg.PartitionSpec
+        self.sort_order = iceberg.SortOrder
+        self.table_identifier = iceberg.catalog.TableIdentifier
+        self.namespace = iceberg.catalog.Namespace
+        self.schema_class = iceberg.Schema
+        self.spark_schema_util = iceberg.spark.SparkSchemaUtil
+        self.spark3_util = iceberg.spark.Spark3Util
+
+    @property
+    def catalog_name(self) -> str:
+        return self.spark.catalog.currentCatalog()
+
+    def catalog(self) -> JavaObject:
+        """The session's default Iceberg catalog (org.apache.iceberg.catalog.Catalog)."""
+        return self.spark3_util.loadIcebergCatalog(self.spark._jsparkSession, self.catalog_name)
+
+    def name(self, text: str) -> TableName:
+        return parse_table_name(text, self.catalog_name)
+
+    def identifier(self, name: TableName) -> JavaObject:
+        return self.table_identifier.parse(name.qualified)
+
+    def load_table(self, name: TableName) -> JavaObject:
+        """The Iceberg table, freshly loaded; TableNotFoundError if it does not exist."""
+        try:
+            return self.catalog().loadTable(self.identifier(name))
+        except Py4JJavaError as error:
+            if java_class(error) == "org.apache.iceberg.exceptions.NoSuchTableException":
+                raise TableNotFoundError(
+                    f"Table {name.qualified} does not exist in catalog {self.catalog_name}: "
+                    f"check the name (SHOW TABLES IN {name.namespace}) or create it with CALL doris.create_table(...)"
+                ) from None
+            raise
+
+    def table_exists(self, name: TableName) -> bool:
+        return bool(self.catalog().tableExists(self.identifier(name)))
+
+    def namespace_exists(self, namespace: str) -> bool:
+        catalog = self.catalog()
+        return bool(catalog.namespaceExists(self.namespace.of(self._string_array([namespace]))))
+
+    def _string_array(self, items: list[str]) -> JavaObject:
+        array = self.spark.sparkContext._gateway.new_array(self.jvm.java.lang.String, len(items))
+        for i, item in enumerate(items):
+            array[i] = item
+        return array
+
+    def java_set(self, items: list[Any]) -> JavaObject:
+        result = self.jvm.java.util.HashSet()
+        for item in items:
+            result.add(item)
+        return result
+
+    def java_map(self, items: dict[str, str]) -> JavaObject:
+        result = self.jvm.java.util.HashMap()
+        for key, value in items.items():
+            result.put(key, value)
+        return result
+
+
+def java_class(error: Py4JJavaError) -> str:
+    return str(error.java_exception.getClass().getName())
+
+
+def java_message(error: Py4JJavaError) -> str:
+    message = error.java_exception.getMessage()
+    return str(message) if message is not None else java_class(error)

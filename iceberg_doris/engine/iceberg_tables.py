@@ -1,0 +1,209 @@
+"""Creating, reading and evolving the Iceberg side of a Doris table through Iceberg's Java API."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.partitioning import PartitionColumnType
+from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
+from iceberg_doris.table_model.partition_predicates import All, AnyOf, Compare, Constant, IsNull, Predicate
+from iceberg_doris.table_model.table_properties import stale_keys
+
+FORMAT_VERSION = "3"
+ICEBERG_DEFAULTS = {
+    "format-version": FORMAT_VERSION,
+    # Loads stage their data files in an unpublished snapshot, then publish them in one commit.
+    "write.wap.enabled": "true",
+    "write.delete.mode": "merge-on-read",
+    "write.update.mode": "merge-on-read",
+    "write.merge.mode": "merge-on-read",
+}
+
+SPARK_TO_DORIS = {
+    "BOOLEAN": "BOOLEAN",
+    "TINYINT": "TINYINT",
+    "SMALLINT": "SMALLINT",
+    "INT": "INT",
+    "BIGINT": "BIGINT",
+    "FLOAT": "FLOAT",
+    "DOUBLE": "DOUBLE",
+    "DATE": "DATE",
+    "TIMESTAMP_NTZ": "DATETIME",
+    "TIMESTAMP": "DATETIME",
+    "STRING": "STRING",
+    "BINARY": "STRING",
+}
+
+
+def create_table(
+    iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField]
+) -> JavaObject:
+    """Creates the Iceberg table for ``model`` in one catalog commit."""
+    schema = _schema(iceberg, model)
+    spec = _partition_spec(iceberg, schema, layout)
+    order = iceberg.sort_order.builderFor(schema)
+    for key in model.key_columns:
+        order = order.asc(key)
+    properties = dict(ICEBERG_DEFAULTS) | model_to_properties(model)
+    return (
+        iceberg.catalog()
+        .buildTable(iceberg.identifier(name), schema)
+        .withPartitionSpec(spec)
+        .withSortOrder(order.build())
+        .withProperties(iceberg.java_map(properties))
+        .create()
+    )
+
+
+def read_model(iceberg: IcebergJava, table: JavaObject) -> DorisTableModel:
+    """The Doris model of a loaded table (a duplicate-key model for tables made elsewhere)."""
+    return model_from_properties(dict(table.properties()), schema_columns(iceberg, table))
+
+
+def schema_columns(iceberg: IcebergJava, table: JavaObject) -> list[ColumnModel]:
+    struct = iceberg.spark_schema_util.convert(table.schema())
+    columns = []
+    for field in struct.fields():
+        spark_type = str(field.dataType().sql())
+        comment = field.getComment()
+        columns.append(
+            ColumnModel(
+                name=str(field.name()),
+                doris_type=doris_type_of(spark_type),
+                spark_type=spark_type,
+                nullable=bool(field.nullable()),
+                comment=str(comment.get()) if comment.isDefined() else None,
+            )
+        )
+    return columns
+
+
+def doris_type_of(spark_type: str) -> str:
+    if spark_type.startswith("DECIMAL"):
+        return spark_type
+    return SPARK_TO_DORIS.get(spark_type, spark_type)
+
+
+def stage_model(transaction: JavaObject, current: dict[str, str], model: DorisTableModel) -> None:
+    """Stages the model's properties on a transaction (stale ``doris.*`` keys removed)."""
+    wanted = model_to_properties(model)
+    update = transaction.updateProperties()
+    for key, value in wanted.items():
+        if current.get(key) != value:
+            update.set(key, value)
+    for key in stale_keys(current, wanted):
+        update.remove(key)
+    update.commit()
+
+
+def current_layout(table: JavaObject) -> list[str]:
+    """The current spec's fields as LayoutField.text strings (e.g. ``month(dt)``)."""
+    texts = []
+    for field in table.spec().fields():
+        transform = str(field.transform().toString())
+        source = str(table.schema().findColumnName(field.sourceId()))
+        if transform == "identity":
+            texts.append(source)
+        elif transform.startswith(("bucket[", "truncate[")):
+            kind, width = transform.rstrip("]").split("[")
+            texts.append(f"{kind}({width}, {source})")
+        else:
+            texts.append(f"{transform}({source})")
+    return texts
+
+
+def stage_layout(iceberg: IcebergJava, table: JavaObject, transaction: JavaObject, layout: list[LayoutField]) -> bool:
+    """Evolves the partition spec to ``layout`` on the transaction; False when already there.
+
+    Field order does not matter to Iceberg (it keeps re-added fields where they were), so only the
+    fields that differ are removed or added."""
+    current = dict(zip(current_layout(table), (str(f.name()) for f in table.spec().fields())))
+    wanted = {f.text: f for f in layout}
+    if set(current) == set(wanted):
+        return False
+    update = transaction.updateSpec()
+    for text, field_name in current.items():
+        if text not in wanted:
+            update.removeField(field_name)
+    for text, field in wanted.items():
+        if text in current:
+            continue
+        if field.transform == "identity":
+            update.addField(field.column)
+        else:
+            update.addField(_term(iceberg, field))
+    update.commit()
+    return True
+
+
+def iceberg_expression(iceberg: IcebergJava, predicate: Predicate) -> JavaObject:
+    """An Iceberg Java expression for a partition predicate."""
+    e = iceberg.expressions
+    if isinstance(predicate, Constant):
+        return e.alwaysTrue() if predicate.value else e.alwaysFalse()
+    if isinstance(predicate, IsNull):
+        return e.isNull(predicate.column)
+    if isinstance(predicate, Compare):
+        value = java_value(iceberg, predicate.value, predicate.column_type)
+        method = {"=": "equal", "<": "lessThan", "<=": "lessThanOrEqual", ">": "greaterThan", ">=": "greaterThanOrEqual"}
+        return getattr(e, method[predicate.op])(predicate.column, value)
+    combine = getattr(e, "and" if isinstance(predicate, All) else "or")
+    parts = [iceberg_expression(iceberg, p) for p in predicate.parts]
+    result = parts[0]
+    for part in parts[1:]:
+        result = combine(result, part)
+    return result
+
+
+def java_value(iceberg: IcebergJava, value: Any, column_type: PartitionColumnType) -> Any:
+    """A value Iceberg's literals convert to the column's type."""
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None).isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if column_type is PartitionColumnType.LARGEINT or isinstance(value, Decimal):
+        return iceberg.jvm.java.math.BigDecimal(str(value))
+    if isinstance(value, int) and not isinstance(value, bool) and column_type is PartitionColumnType.BIGINT:
+        return iceberg.jvm.java.lang.Long.valueOf(str(value))
+    return value
+
+
+def _schema(iceberg: IcebergJava, model: DorisTableModel) -> JavaObject:
+    ddl = ", ".join(_column_ddl(c) for c in model.columns)
+    struct = iceberg.jvm.org.apache.spark.sql.types.StructType.fromDDL(ddl)
+    schema = iceberg.spark_schema_util.convert(struct)
+    if model.keys_model is KeysModel.DUPLICATE or not model.key_columns:
+        return schema
+    ids = iceberg.java_set([schema.findField(k).fieldId() for k in model.key_columns])
+    return iceberg.schema_class(schema.columns(), ids)
+
+
+def _column_ddl(column: ColumnModel) -> str:
+    text = f"`{column.name}` {column.spark_type}"
+    if not column.nullable:
+        text += " NOT NULL"
+    if column.comment:
+        text += " COMMENT '" + column.comment.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return text
+
+
+def _partition_spec(iceberg: IcebergJava, schema: JavaObject, layout: list[LayoutField]) -> JavaObject:
+    builder = iceberg.partition_spec.builderFor(schema)
+    for field in layout:
+        if field.transform in ("truncate", "bucket"):
+            builder = getattr(builder, field.transform)(field.column, field.width)
+        else:
+            builder = getattr(builder, field.transform)(field.column)
+    return builder.build()
+
+
+def _term(iceberg: IcebergJava, field: LayoutField) -> JavaObject:
+    e = iceberg.expressions
+    if field.transform in ("truncate", "bucket"):
+        return getattr(e, field.transform)(field.column, field.width)
+    return getattr(e, field.transform)(field.column)

@@ -1,0 +1,78 @@
+"""``doris.set_properties``: Doris ``ALTER TABLE t SET ("key" = "value", ...)``.
+
+Modelled properties are validated as Doris validates them (``dynamic_partition.*`` with Doris's
+messages; enabling dynamic partitions creates the partitions due now in the same commit, while
+expired partitions are dropped only by scheduler passes, which report what they drop);
+properties fixed at creation are refused; other properties are kept and have no effect.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.errors import PartitionError, ProcedureArgumentError
+from iceberg_doris.partitioning import plan_dynamic_partitions
+from iceberg_doris.procedures.parameter_types import STRING, STRING_MAP
+from iceberg_doris.procedures.partition_changes import commit_model_change
+from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
+from iceberg_doris.procedures.table_access import DorisTable, open_table
+from iceberg_doris.table_model import DorisTableModel
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+FIXED_AT_CREATION = {
+    "enable_unique_key_merge_on_write": "merge-on-write is chosen when the table is created",
+    "function_column.sequence_col": "the sequence column is chosen when the table is created",
+    "function_column.sequence_type": "the sequence column is chosen when the table is created",
+}
+
+
+@register
+class SetPropertiesProcedure(Procedure):
+    name = "set_properties"
+    summary = "Doris ALTER TABLE ... SET (...): changes table properties such as dynamic_partition.*."
+    details = (
+        "dynamic_partition.* keys are validated together with the table's current ones, with Doris's "
+        "messages; turning dynamic partitions on creates the partitions due now in the same commit (expired "
+        "partitions are dropped only by doris.run_dynamic_partition, which reports them). "
+        "Properties fixed at creation (enable_unique_key_merge_on_write, function_column.*) are refused. "
+        "Other keys (e.g. replication_num) are stored and have no effect."
+    )
+    parameters = (
+        Parameter("table", STRING, required=True, description="db.tbl"),
+        Parameter("properties", STRING_MAP, required=True, description="map('key', 'value', ...)"),
+    )
+    output = (
+        OutputColumn("property", "string"),
+        OutputColumn("old_value", "string"),
+        OutputColumn("new_value", "string"),
+    )
+
+    def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
+        changes = {key.strip().lower(): value for key, value in args["properties"].items()}
+        if not changes:
+            raise ProcedureArgumentError("properties is empty: give map('key', 'value', ...)")
+        for key, reason in FIXED_AT_CREATION.items():
+            if key in changes:
+                raise ProcedureArgumentError(f"Cannot set {key}: {reason}")
+        handle = open_table(spark, args["table"])
+
+        def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, list[tuple[str, str | None, str]]]:
+            old = dict(fresh.model.properties)
+            model = fresh.model.with_properties(old | changes)
+            if any(k.startswith("dynamic_partition.") for k in changes):
+                if model.partitions is None:
+                    raise PartitionError("Dynamic partition only support single-column range partition")
+                config = model.dynamic_partition()
+                if config is not None and config.enable:
+                    # Partitions due now appear at once; expired ones are dropped only by a
+                    # scheduler pass (run_dynamic_partition), which reports what it drops.
+                    plan = plan_dynamic_partitions(config, model.partitions, dt.datetime.now(dt.timezone.utc))
+                    model = model.with_partitions(model.partitions.add_all(plan.create))
+            return model, [(key, old.get(key), value) for key, value in sorted(changes.items())]
+
+        return commit_model_change(handle, change, operation="set properties of")

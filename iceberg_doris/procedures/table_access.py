@@ -1,0 +1,48 @@
+"""Opening a table for a procedure: the Iceberg handle, the Java table and its Doris model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_tables import read_model
+from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.errors import PartitionError
+from iceberg_doris.partitioning import PartitionSet
+from iceberg_doris.table_model import DorisTableModel
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+@dataclass(frozen=True)
+class DorisTable:
+    iceberg: IcebergJava
+    name: TableName
+    table: JavaObject
+    model: DorisTableModel
+
+    @property
+    def properties(self) -> dict[str, str]:
+        return dict(self.table.properties())
+
+    def require_partitions(self) -> PartitionSet:
+        if self.model.partitions is None:
+            raise PartitionError(
+                f"Only support adding partition to range and list partitioned table: {self.name.qualified} "
+                "is not partitioned (create it with PARTITION BY RANGE(...) or LIST(...))"
+            )
+        return self.model.partitions
+
+
+def open_table(spark: "SparkSession", table: str) -> DorisTable:
+    iceberg = IcebergJava(spark)
+    name = iceberg.name(table)
+    loaded = iceberg.load_table(name)
+    return DorisTable(iceberg, name, loaded, read_model(iceberg, loaded))
+
+
+def reopen(handle: DorisTable, table: JavaObject) -> DorisTable:
+    """The same handle on a freshly loaded table (inside a commit attempt)."""
+    return DorisTable(handle.iceberg, handle.name, table, read_model(handle.iceberg, table))

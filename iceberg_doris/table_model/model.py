@@ -1,0 +1,222 @@
+"""A Doris table model on an Iceberg table: keys model, key columns, per-column Doris types and
+aggregates, sequence column, partitions (formal and temporary), distribution and Doris properties.
+
+It is built from a parsed ``CREATE TABLE`` (:func:`model_from_definition`) and stored in Iceberg
+table properties (:mod:`iceberg_doris.table_model.table_properties`), so every engine sees it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from iceberg_doris.ddl import (
+    MAXVALUE,
+    ColumnDef,
+    KeysModel,
+    PartitionDesc,
+    PartitionItemDef,
+    PartitionValue,
+    TableDefinition,
+    spark_type_for,
+)
+from iceberg_doris.errors import InvalidTableDefinitionError
+from iceberg_doris.partitioning import (
+    DynamicPartitionConfig,
+    PartitionColumnType,
+    PartitionSet,
+    apply_dynamic_plan,
+    plan_dynamic_partitions,
+    validate_auto_range_column,
+    validate_dynamic_properties,
+)
+
+AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+
+
+@dataclass(frozen=True)
+class ColumnModel:
+    """One column: its Doris type (as Doris writes it) and the Spark type of its Iceberg column."""
+
+    name: str
+    doris_type: str
+    spark_type: str
+    nullable: bool
+    is_key: bool = False
+    aggregation: str | None = None
+    default: str | None = None
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class AutoPartition:
+    """``AUTO PARTITION BY RANGE (date_trunc(col, unit))`` or ``AUTO PARTITION BY LIST (cols)``."""
+
+    kind: str  # "RANGE" or "LIST"
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """``DISTRIBUTED BY HASH(cols) BUCKETS n|AUTO`` or ``DISTRIBUTED BY RANDOM``."""
+
+    kind: str
+    columns: tuple[str, ...] = ()
+    buckets: int | None = None  # None: AUTO
+
+    @property
+    def sql(self) -> str:
+        cols = f"({', '.join(self.columns)})" if self.kind == "HASH" else ""
+        return f"{self.kind}{cols} BUCKETS {self.buckets if self.buckets else 'AUTO'}"
+
+
+@dataclass(frozen=True)
+class DorisTableModel:
+    """Everything Doris knows about a table beyond its Iceberg schema."""
+
+    keys_model: KeysModel
+    key_columns: tuple[str, ...]
+    columns: tuple[ColumnModel, ...]
+    merge_on_write: bool = False
+    sequence_col: str | None = None
+    sequence_type: str | None = None
+    partitions: PartitionSet | None = None
+    auto_partition: AutoPartition | None = None
+    distribution: Distribution | None = None
+    properties: Mapping[str, str] = field(default_factory=dict)
+
+    def column(self, name: str) -> ColumnModel:
+        for column in self.columns:
+            if column.name.lower() == name.lower():
+                return column
+        raise KeyError(name)
+
+    @property
+    def value_columns(self) -> tuple[ColumnModel, ...]:
+        return tuple(c for c in self.columns if not c.is_key)
+
+    @property
+    def is_partitioned(self) -> bool:
+        return self.partitions is not None
+
+    def property(self, key: str, default: str | None = None) -> str | None:
+        return self.properties.get(key.lower(), default)
+
+    def dynamic_partition(self) -> DynamicPartitionConfig | None:
+        """The validated dynamic-partition config, or None when the table has none."""
+        if self.partitions is None or not any(k.startswith("dynamic_partition.") for k in self.properties):
+            return None
+        return validate_dynamic_properties(
+            dict(self.properties),
+            self.partitions,
+            self.auto_partition is not None,
+            column_name=self.partitions.column_names[0],
+            partition_kind=self.partitions.kind,
+            auto_unit=self.auto_partition.unit if self.auto_partition else None,
+            default_buckets=self.distribution.buckets if self.distribution else None,
+        )
+
+    def with_partitions(self, partitions: PartitionSet) -> "DorisTableModel":
+        return replace(self, partitions=partitions)
+
+    def with_properties(self, properties: Mapping[str, str]) -> "DorisTableModel":
+        return replace(self, properties={k.lower(): v for k, v in properties.items()})
+
+
+def duplicate_model_for(columns: tuple[ColumnModel, ...]) -> DorisTableModel:
+    """What a table created outside iceberg-doris is: a duplicate-key (append) table."""
+    return DorisTableModel(KeysModel.DUPLICATE, (), columns)
+
+
+def model_from_definition(definition: TableDefinition, *, now: dt.datetime | None = None) -> DorisTableModel:
+    """Builds and validates the model of a parsed CREATE TABLE, including its initial partitions
+    (predefined ones, FROM..TO..INTERVAL batches, and dynamic partitions due at ``now``)."""
+    keys = set(definition.key_columns)
+    columns = tuple(_column_model(c, c.name in keys, definition.keys_model) for c in definition.columns)
+    properties = {k.lower(): v for k, v in definition.properties.items()}
+    distribution = None
+    if definition.distribution is not None:
+        d = definition.distribution
+        distribution = Distribution(d.kind, tuple(d.columns), d.buckets)
+    auto = None
+    partitions = None
+    if definition.partition is not None:
+        auto, partitions = _partitions(definition, definition.partition)
+    model = DorisTableModel(
+        keys_model=definition.keys_model,
+        key_columns=tuple(definition.key_columns),
+        columns=columns,
+        merge_on_write=definition.keys_model is KeysModel.UNIQUE and definition.merge_on_write,
+        sequence_col=definition.sequence_col,
+        sequence_type=definition.sequence_type.sql if definition.sequence_type else None,
+        partitions=partitions,
+        auto_partition=auto,
+        distribution=distribution,
+        properties=properties,
+    )
+    dynamic = model.dynamic_partition()
+    if dynamic is not None and dynamic.enable and model.partitions is not None:
+        moment = now or dt.datetime.now(dt.timezone.utc)
+        plan = plan_dynamic_partitions(dynamic, model.partitions, moment)
+        model = model.with_partitions(apply_dynamic_plan(model.partitions, plan))
+    return model
+
+
+def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> ColumnModel:
+    aggregation = column.aggregation.upper() if column.aggregation else None
+    # NULL keys cannot be looked up or merged: unique and aggregate key columns are required.
+    nullable = column.nullable and not (is_key and keys_model is not KeysModel.DUPLICATE)
+    return ColumnModel(
+        name=column.name,
+        doris_type=column.type.sql,
+        spark_type=spark_type_for(column.type),
+        nullable=nullable,
+        is_key=is_key,
+        aggregation=aggregation,
+        default=column.default,
+        comment=column.comment,
+    )
+
+
+def partition_column_type(definition: TableDefinition, name: str) -> PartitionColumnType:
+    column = definition.column(name)
+    return PartitionColumnType.from_sql(column.type.sql)
+
+
+def _partitions(definition: TableDefinition, desc: PartitionDesc) -> tuple[AutoPartition | None, PartitionSet]:
+    names = list(desc.columns)
+    types = [partition_column_type(definition, n) for n in names]
+    nullable = [definition.column(n).nullable for n in names]
+    auto = None
+    if desc.auto:
+        if desc.kind == "RANGE":
+            validate_auto_range_column(types[0], nullable[0])
+            auto = AutoPartition("RANGE", (desc.auto_unit or "").lower())
+        else:
+            auto = AutoPartition("LIST")
+    partition_set = PartitionSet.new(desc.kind, names, types, nullable)
+    for item in desc.items:
+        partition_set = _add_item(partition_set, item)
+    for step in desc.steps:
+        partition_set = partition_set.add_batch(step.start, step.end, step.interval, step.unit)
+    return auto, partition_set
+
+
+def _add_item(partition_set: PartitionSet, item: PartitionItemDef) -> PartitionSet:
+    if item.kind == "less_than":
+        assert item.less_than is not None
+        return partition_set.add_partition(item.name, values_less_than=_bound(item.less_than))
+    if item.kind == "fixed_range":
+        assert item.lower is not None and item.upper is not None
+        return partition_set.add_partition(item.name, values_range=(_bound(item.lower), _bound(item.upper)))
+    if item.kind == "in":
+        values = [list(v.values) if len(v.values) > 1 else v.values[0] for v in item.values_in]
+        return partition_set.add_partition(item.name, values_in=values)
+    raise InvalidTableDefinitionError(f"Unsupported partition definition {item.kind} for {item.name}")
+
+
+def _bound(value: PartitionValue) -> object:
+    """A bound as PartitionSet takes it: one literal, MAXVALUE, or a list for several columns."""
+    values = [MAXVALUE if v == MAXVALUE else v for v in value.values]
+    return values[0] if len(values) == 1 else values
