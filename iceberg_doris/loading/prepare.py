@@ -1,0 +1,603 @@
+"""Turning a load's input frame into the table's rows, each marked ok, unselected or error.
+
+:func:`prepare_rows` applies Doris's load pipeline to a source frame (from
+:func:`~iceberg_doris.loading.source.read_source`) and returns one lazy DataFrame: the target
+columns typed as the table stores them, then each ``extra`` column, then :data:`STATUS_COLUMN`
+(``'ok'`` | ``'unselected'`` | ``'error'``) and :data:`REASON_COLUMN` (why an error row was
+rejected; NULL otherwise). Nothing is committed and no Spark job runs, except one tiny job that
+checks the table's default values when a load relies on them.
+
+The pipeline, as Doris's stream/broker loads run it (docs: data-operate/import/load-data-convert.md,
+error-data-handling.md):
+
+1. **Mapping.** Positional sources (CSV; any frame whose columns are ``_c0.._cN``): the plain names
+   of ``columns`` name the source fields in order; without ``columns`` field *i* goes to the
+   table's column *i*. A row whose field count differs from that count is an error row
+   ("column count mismatch"). Named sources (tables, views, queries, Parquet, JSON): plain names
+   select source columns by name (case-insensitive); without ``columns``, source columns feed the
+   table columns of the same name (case-insensitive) and the rest are ignored. ``name = expr``
+   items are Spark SQL expressions over the names before them; their target must be a table column
+   (or a hidden ``__DORIS_...__`` name, which only ``extra`` expressions can use).
+2. **Conversion** to each column's Spark type with ``try_cast`` semantics (nothing throws). Dates
+   and datetimes accept ``2024-03-05``, ``2024/03/05``, ``20240305``, ``2024-03-05 10:11:12[.ffffff]``,
+   ``2024-03-05T10:11:12`` and ``20240305101112``. Strings convert to ARRAY/MAP/STRUCT columns as
+   JSON; complex values convert to STRING columns as JSON.
+3. **Checks**, first failure wins, per column in table order:
+   - a numeric value too large for the column's type (e.g. ``3000000000`` for INT, ``10`` for
+     DECIMAL(1,0), a 39-digit LARGEINT): error in both modes (Doris filters these whatever
+     strict mode says);
+   - strict mode only: a non-NULL source value whose conversion gives NULL
+     (``column k1: cannot convert 'abc' to INT``); without strict mode the value becomes NULL.
+     A NULL computed by a ``columns`` expression is not a conversion failure;
+   - ``min_value``/``max_value`` (TINYINT, SMALLINT kept in an INT column): error in both modes;
+   - ``max_length`` (VARCHAR/CHAR, counted in UTF-8 bytes as Doris does): error in both modes;
+   - NULL in a NOT NULL column: error (``column k1 is NOT NULL but the value is NULL``).
+4. **Absent columns** (table columns the load does not supply) get their ``default``
+   (``CURRENT_TIMESTAMP``, ``CURRENT_DATE``, and ``PI``/``E`` for FLOAT/DOUBLE/DECIMAL columns,
+   allowed) or NULL. A NOT NULL column without a default
+   must be supplied: :class:`LoadError` when ``required_present`` (normal loads). With
+   ``required_present=False`` (partial-column updates, where the caller fills absent columns
+   from the stored rows) such columns are NULL and not checked.
+5. **WHERE** (a Spark SQL predicate over the converted table columns and the other mapped names):
+   rows where it is false or NULL are ``'unselected'``. Error rows stay ``'error'``.
+
+Bad ``columns``, ``where`` or ``extra`` expressions raise :class:`LoadError` at once, naming the
+expression and Spark's reason.
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.errors import LoadError
+from iceberg_doris.loading.column_mapping import ColumnMapping
+from iceberg_doris.loading.source import MALFORMED_COLUMN, source_info, spark_error_message
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import Column, DataFrame
+
+__all__ = [
+    "REASON_COLUMN",
+    "STATUS_COLUMN",
+    "STATUS_ERROR",
+    "STATUS_OK",
+    "STATUS_UNSELECTED",
+    "TargetColumn",
+    "loaded_columns",
+    "prepare_rows",
+]
+
+STATUS_COLUMN = "__doris_status"
+REASON_COLUMN = "__doris_reason"
+STATUS_OK = "ok"
+STATUS_UNSELECTED = "unselected"
+STATUS_ERROR = "error"
+
+_SHOWN_CHARS = 100
+_POSITIONAL = re.compile(r"_c\d+\Z")
+_CURRENT_TIMESTAMP = re.compile(r"(CURRENT_TIMESTAMP|NOW)\s*(\(\s*\d*\s*\))?\Z", re.IGNORECASE)
+_CURRENT_DATE = re.compile(r"CURRENT_DATE\s*(\(\s*\))?\Z", re.IGNORECASE)
+_INTEGER_TEXT = r"^[+-]?[0-9]+$"
+_NUMBER_TEXT = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+_FRACTIONAL = ("FloatType", "DoubleType", "DecimalType")
+_INTEGRAL_RANGES = {
+    "ByteType": (-(2**7), 2**7 - 1),
+    "ShortType": (-(2**15), 2**15 - 1),
+    "IntegerType": (-(2**31), 2**31 - 1),
+    "LongType": (-(2**63), 2**63 - 1),
+}
+
+
+@dataclass(frozen=True)
+class TargetColumn:
+    """One column of the target table, as a load sees it."""
+
+    name: str
+    spark_type: str  # Spark SQL type of the Iceberg column, e.g. "INT", "DECIMAL(10,2)", "TIMESTAMP_NTZ"
+    nullable: bool
+    doris_type: str  # for messages, e.g. "VARCHAR(10)", "TINYINT", "DATETIME"
+    max_length: int | None = None  # VARCHAR(n)/CHAR(n) limit in bytes
+    min_value: int | None = None  # TINYINT/SMALLINT/LARGEINT ranges differing from the Spark type's
+    max_value: int | None = None
+    default: str | None = None  # literal default for absent columns ("CURRENT_TIMESTAMP" allowed)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The mapped row before conversion."""
+
+    scope: "DataFrame"  # every mapped name as a column, plus MALFORMED_COLUMN when rows can be malformed
+    sources: dict[int, str]  # target index -> scope column holding its unconverted value
+    others: tuple[str, ...]  # scope columns that are not target columns (visible to where/extra)
+    row_reason: "Column | None"  # reason every row is an error (column count mismatch), if any
+
+
+def prepare_rows(
+    frame: "DataFrame",
+    targets: list[TargetColumn],
+    *,
+    mapping: ColumnMapping | None = None,
+    where: str | None = None,
+    strict_mode: bool = False,
+    extra: dict[str, str] | None = None,
+    required_present: bool = True,
+) -> "DataFrame":
+    """Maps, converts, checks and filters a load's rows; see the module documentation."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+
+    targets = list(targets)
+    _check_targets(targets)
+    extra = dict(extra or {})
+    _check_extra_names(extra, targets)
+    resolved = _resolve(frame, targets, mapping)
+    spark_types = [_spark_type(target) for target in targets]
+
+    # Stage 1: the raw value of each supplied column next to its conversion.
+    scope = resolved.scope
+    raw_names = {index: f"__doris_src{index}" for index in resolved.sources}
+    staged = [F.col(_quote(name)) for name in resolved.others]
+    staged += [F.col(_quote(source)).alias(raw_names[index]) for index, source in resolved.sources.items()]
+    if MALFORMED_COLUMN in scope.columns:
+        staged.append(F.col(MALFORMED_COLUMN))
+    conversions = {}
+    for index, source in resolved.sources.items():
+        source_type = scope.schema[source].dataType
+        conversions[index] = _conversion_sql(_quote(source), source_type, spark_types[index])
+    converted = _select_conversions(scope, staged, targets, conversions, resolved.sources)
+
+    # Stage 2: the table columns (converted or default) and each row's reason for rejection.
+    defaults = _defaults(frame.sparkSession, targets, spark_types, resolved, required_present)
+    values = []
+    reasons = []
+    if resolved.row_reason is not None:
+        reasons.append(resolved.row_reason)
+    if MALFORMED_COLUMN in converted.columns:
+        reasons.append(F.col(MALFORMED_COLUMN))
+    for index, target in enumerate(targets):
+        if index in resolved.sources:
+            value = F.col(f"__doris_v{index}")
+            source = F.col(raw_names[index])
+            source_type = converted.schema[raw_names[index]].dataType
+            reason = _check(target, spark_types[index], value, source, source_type, strict_mode)
+            if reason is not None:
+                reasons.append(reason)
+        else:
+            value = defaults[index]
+        values.append(value.alias(target.name))
+    reason_column = F.coalesce(*reasons) if reasons else F.lit(None).cast("string")
+    checked = _select(
+        converted, values + [F.col(_quote(name)) for name in resolved.others] + [reason_column.alias(REASON_COLUMN)],
+        "checking the converted values",
+    )
+
+    # Stage 3: extra columns and the WHERE filter, evaluated on the converted row.
+    extra_columns = [_parsed(expression, f"{name} expression {expression!r}").alias(name)
+                     for name, expression in extra.items()]
+    status = F.when(F.col(REASON_COLUMN).isNotNull(), F.lit(STATUS_ERROR))
+    predicate = None
+    if where is not None and str(where).strip():
+        predicate = _parsed(str(where), f"where {where!r}")
+        status = status.when(F.coalesce(predicate, F.lit(False)), F.lit(STATUS_OK)).otherwise(F.lit(STATUS_UNSELECTED))
+    else:
+        status = status.otherwise(F.lit(STATUS_OK))
+    result = [F.col(_quote(target.name)) for target in targets] + extra_columns
+    result += [status.alias(STATUS_COLUMN), F.col(REASON_COLUMN)]
+    try:
+        return checked.select(*result)
+    except PySparkException as exc:
+        failure = exc
+    # name the expression Spark refused
+    for name, expression in extra.items():
+        _select(checked, [_parsed(expression, "")], f"{name} expression {expression!r}", verb="cannot be evaluated")
+    if predicate is not None:
+        shape = _select(checked, [predicate], f"where {where!r}", verb="cannot be evaluated")
+        if _type_name(shape.schema[0].dataType) != "BooleanType":
+            raise LoadError(f"where {where!r} must be a condition (true or false), not a value")
+    raise LoadError(f"evaluating where and the extra columns failed: {spark_error_message(failure)}")
+
+
+def loaded_columns(
+    frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMapping | None = None
+) -> tuple[str, ...]:
+    """The target columns this load supplies (the others get defaults), in table order.
+
+    Runs no Spark job. Useful for partial-column updates and key checks.
+    """
+    targets = list(targets)
+    _check_targets(targets)
+    resolved = _resolve(frame, targets, mapping)
+    return tuple(target.name for index, target in enumerate(targets) if index in resolved.sources)
+
+
+# ----------------------------------------------------------------------------------------- mapping
+def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMapping | None) -> _Resolved:
+    from pyspark.sql import functions as F
+
+    info = source_info(frame)
+    data = [name for name in frame.columns if name != MALFORMED_COLUMN]
+    positional = info.positional if info is not None else _is_positional(data)
+    by_lower_target = {target.name.lower(): index for index, target in enumerate(targets)}
+    row_reason = None
+
+    if mapping is None:
+        if positional:
+            base, row_reason = _positional_base(frame, info, len(targets))
+            columns = [_field(base, index).alias(target.name) for index, target in enumerate(targets)]
+            sources = {index: target.name for index, target in enumerate(targets)}
+        else:
+            base = frame
+            lookup = _Lookup(data)
+            sources = {}
+            columns = []
+            used = set()
+            for index, target in enumerate(targets):
+                actual = lookup.get(target.name.lower())
+                if actual is not None:
+                    sources[index] = target.name
+                    used.add(actual)
+                    columns.append(F.col(_quote(actual)).alias(target.name))
+            columns += [F.col(_quote(name)) for name in data if name not in used]
+        if MALFORMED_COLUMN in base.columns:
+            columns.append(F.col(MALFORMED_COLUMN))
+        scope = _select(base, columns, "mapping the source columns")
+        return _Resolved(scope, sources, _others(scope, by_lower_target), row_reason)
+
+    plain = mapping.source_columns
+    if positional:
+        base, row_reason = _positional_base(frame, info, len(plain))
+        columns = [_field(base, index).alias(name) for index, name in enumerate(plain)]
+    else:
+        base = frame
+        lookup = _Lookup(data)
+        columns = []
+        used = set()
+        for name in plain:
+            actual = lookup.get(name.lower())
+            if actual is None:
+                if info is not None and info.absent_columns_are_null:
+                    columns.append(F.lit(None).cast("string").alias(name))
+                    continue
+                raise LoadError(
+                    f"columns names {name}, which the source does not have; the source's columns are: {', '.join(data)}"
+                )
+            used.add(actual)
+            columns.append(F.col(_quote(actual)).alias(name))
+        listed = {name.lower() for name in plain}
+        # the source's other columns stay visible to expressions (a derived column of the same name
+        # replaces its source column once computed), where and extra
+        columns += [F.col(_quote(name)) for name in data if name not in used and name.lower() not in listed]
+    if MALFORMED_COLUMN in base.columns:
+        columns.append(F.col(MALFORMED_COLUMN))
+    scope = _select(base, columns, "mapping the source columns")
+    for name, expression in mapping.derived:
+        if name.lower() not in by_lower_target and not _is_hidden(name):
+            raise LoadError(
+                f"columns item '{name} = {expression}': the table has no column {name}; "
+                f"its columns are: {', '.join(target.name for target in targets)}"
+            )
+        what = f"columns item '{name} = {expression}'"
+        kept = [F.col(_quote(current)) for current in scope.columns if current.lower() != name.lower()]
+        scope = _select(scope, kept + [_parsed(expression, what).alias(name)], what, verb="cannot be evaluated")
+    names = {name.lower(): name for name in mapping.names()}
+    sources = {index: names[t.name.lower()] for index, t in enumerate(targets) if t.name.lower() in names}
+    return _Resolved(scope, sources, _others(scope, by_lower_target), row_reason)
+
+
+def _others(scope: "DataFrame", targets: dict[str, int]) -> tuple[str, ...]:
+    """The scope's columns that are not table columns (mapped names where/extra can use)."""
+    return tuple(name for name in scope.columns if name.lower() not in targets and name != MALFORMED_COLUMN)
+
+
+def _positional_base(frame: "DataFrame", info: Any, width: int) -> tuple["DataFrame", "Column | None"]:
+    """The frame with (at least) ``_c0.._c{width-1}``, and a reason if every row has the wrong width."""
+    from pyspark.sql import functions as F
+
+    if info is not None and info.rebuild is not None:
+        return info.rebuild(width), None
+    have = len([name for name in frame.columns if _POSITIONAL.match(name)])
+    if have == width:
+        return frame, None
+    return frame, F.lit(f"column count mismatch: the load expects {width} columns but the source has {have}")
+
+
+def _field(base: "DataFrame", index: int) -> "Column":
+    from pyspark.sql import functions as F
+
+    name = f"_c{index}"
+    return F.col(name) if name in base.columns else F.lit(None).cast("string")
+
+
+def _is_positional(columns: list[str]) -> bool:
+    return bool(columns) and columns == [f"_c{index}" for index in range(len(columns))]
+
+
+class _Lookup:
+    """Source columns by name, case-insensitively (an exact-case match wins)."""
+
+    def __init__(self, columns: list[str]) -> None:
+        self._exact = set(columns)
+        self._folded: dict[str, str] = {}
+        for name in columns:
+            self._folded.setdefault(name.lower(), name)
+
+    def get(self, name: str) -> str | None:
+        return name if name in self._exact else self._folded.get(name.lower())
+
+
+def _is_hidden(name: str) -> bool:
+    return name.upper().startswith("__DORIS_") and name.endswith("__")
+
+
+# -------------------------------------------------------------------------------------- conversion
+def _conversion_sql(source: str, source_type: Any, target_type: Any) -> str:
+    """Spark SQL converting ``source`` to ``target_type`` without ever throwing."""
+    source_kind = _type_name(source_type)
+    target_kind = _type_name(target_type)
+    target_sql = target_type.simpleString()
+    if source_type == target_type:
+        return source
+    if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind == "StringType":
+        return f"try_cast({_normalised_datetime(source)} AS {target_sql})"
+    if target_kind in ("ArrayType", "MapType", "StructType") and source_kind == "StringType":
+        return f"from_json({source}, '{target_sql}')"
+    if target_kind == "StringType" and source_kind in ("ArrayType", "MapType", "StructType"):
+        return f"to_json({source})"
+    return f"try_cast({source} AS {target_sql})"
+
+
+def _normalised_datetime(source: str) -> str:
+    """Doris's date/datetime spellings rewritten to the ISO form Spark's cast reads."""
+    text = f"trim({source})"
+    digits8 = f"concat(substr({text}, 1, 4), '-', substr({text}, 5, 2), '-', substr({text}, 7, 2))"
+    digits14 = (
+        f"concat({digits8}, ' ', substr({text}, 9, 2), ':', substr({text}, 11, 2), ':', substr({text}, 13))"
+    )
+    slashes = f"regexp_replace({text}, '^([0-9]{{4}})/([0-9]{{1,2}})/([0-9]{{1,2}})', '$1-$2-$3')"
+    return (
+        f"CASE WHEN {text} RLIKE '^[0-9]{{8}}$' THEN {digits8} "
+        f"WHEN {text} RLIKE '^[0-9]{{14}}([.][0-9]+)?$' THEN {digits14} "
+        f"ELSE {slashes} END"
+    )
+
+
+def _select_conversions(scope: "DataFrame", staged: list[Any], targets: list[TargetColumn],
+                        conversions: dict[int, str], sources: dict[int, str]) -> "DataFrame":
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+
+    try:
+        return scope.select(*staged, *[F.expr(sql).alias(f"__doris_v{index}") for index, sql in conversions.items()])
+    except PySparkException as exc:
+        failure = exc
+    for index, sql in conversions.items():  # name the column that cannot be converted
+        try:
+            scope.select(F.expr(sql))
+        except PySparkException as exc:
+            source_type = scope.schema[sources[index]].dataType.simpleString().upper()
+            target = targets[index]
+            raise LoadError(
+                f"column {target.name}: a {source_type} source value cannot be loaded into {target.doris_type} "
+                f"({spark_error_message(exc)})"
+            ) from None
+    raise LoadError(f"cannot convert the source columns: {spark_error_message(failure)}") from None
+
+
+def _check(target: TargetColumn, target_type: Any, value: "Column", source: "Column", source_type: Any,
+           strict_mode: bool) -> "Column | None":
+    """The first reason this column's value rejects the row (NULL when it does not)."""
+    from pyspark.sql import functions as F
+
+    name = target.name
+    kind = _type_name(target_type)
+    failed = source.isNotNull() & value.isNull()
+    shown = _shown(source, source_type)
+    reason = None
+
+    def add(condition: "Column", message: "Column") -> None:
+        nonlocal reason
+        reason = F.when(condition, message) if reason is None else reason.when(condition, message)
+
+    numeric = _numeric_source(source, source_type, kind)
+    if numeric is not None:
+        add(failed & numeric, F.concat(F.lit(f"column {name}: value "), shown,
+                                       F.lit(f" is out of range for {target.doris_type}")))
+    if strict_mode:
+        add(failed, F.concat(F.lit(f"column {name}: cannot convert "), shown, F.lit(f" to {target.doris_type}")))
+    low, high = _effective_bounds(target, target_type)
+    if low is not None or high is not None:
+        outside = F.lit(False)
+        if low is not None:
+            outside = outside | (value < _bound_literal(low, kind))
+        if high is not None:
+            outside = outside | (value > _bound_literal(high, kind))
+        limits = f"[{target.min_value if target.min_value is not None else ''}, " \
+                 f"{target.max_value if target.max_value is not None else ''}]"
+        add(value.isNotNull() & outside, F.concat(
+            F.lit(f"column {name}: value "), value.cast("string"),
+            F.lit(f" is out of range for {target.doris_type} {limits}"),
+        ))
+    if target.max_length is not None and kind == "StringType":
+        size = F.octet_length(value)
+        add(size > F.lit(target.max_length), F.concat(
+            F.lit(f"column {name}: value "), _shown(value, target_type), F.lit(" is "), size.cast("string"),
+            F.lit(f" bytes, longer than {target.doris_type} allows ({target.max_length} bytes)"),
+        ))
+    if not target.nullable:
+        add(value.isNull(), F.lit(f"column {name} is NOT NULL but the value is NULL"))
+    return reason
+
+
+def _numeric_source(source: "Column", source_type: Any, target_kind: str) -> "Column | None":
+    """Whether a failed conversion means "too large" (a number) rather than "not a number"."""
+    from pyspark.sql import functions as F
+
+    integral = target_kind in _INTEGRAL_RANGES
+    if not integral and target_kind != "DecimalType":
+        return None
+    source_kind = _type_name(source_type)
+    if source_kind in ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType"):
+        return F.lit(True)
+    if source_kind == "StringType":
+        return F.trim(source).rlike(_INTEGER_TEXT if integral else _NUMBER_TEXT)
+    return None
+
+
+def _effective_bounds(target: TargetColumn, target_type: Any) -> tuple[int | None, int | None]:
+    """The declared bounds that are narrower than what the Spark type itself can hold."""
+    kind = _type_name(target_type)
+    if kind in _INTEGRAL_RANGES:
+        type_low, type_high = _INTEGRAL_RANGES[kind]
+    elif kind == "DecimalType":
+        limit = 10 ** (target_type.precision - target_type.scale)
+        type_low, type_high = -limit, limit
+    else:
+        return None, None
+    low = target.min_value if target.min_value is not None and target.min_value > type_low else None
+    high = target.max_value if target.max_value is not None and target.max_value < type_high else None
+    return low, high
+
+
+def _bound_literal(bound: int, kind: str) -> "Column":
+    from pyspark.sql import functions as F
+
+    return F.lit(decimal.Decimal(bound)) if kind == "DecimalType" else F.lit(bound)
+
+
+def _shown(value: "Column", value_type: Any) -> "Column":
+    """``'value'`` for a message, at most 100 characters."""
+    from pyspark.sql import functions as F
+
+    kind = _type_name(value_type)
+    if kind in ("ArrayType", "MapType", "StructType"):
+        text = F.to_json(value)
+    elif kind == "StringType":
+        text = value
+    else:
+        text = value.cast("string")
+    clipped = F.when(F.length(text) > _SHOWN_CHARS, F.concat(F.substring(text, 1, _SHOWN_CHARS), F.lit("...")))
+    return F.concat(F.lit("'"), clipped.otherwise(text), F.lit("'"))
+
+
+# ---------------------------------------------------------------------------------------- defaults
+def _defaults(spark: Any, targets: list[TargetColumn], spark_types: list[Any], resolved: _Resolved,
+              required_present: bool) -> dict[int, "Column"]:
+    """The value of each absent column: its default or NULL; checks literal defaults convert."""
+    from pyspark.sql import functions as F
+
+    values: dict[int, Column] = {}
+    literal_checks: list[tuple[int, Column]] = []
+    for index, target in enumerate(targets):
+        if index in resolved.sources:
+            continue
+        target_type = spark_types[index]
+        default = target.default
+        if default is None:
+            if not target.nullable and required_present:
+                supplied = [targets[i].name for i in sorted(resolved.sources)]
+                raise LoadError(
+                    f"column {target.name} is NOT NULL and has no default value, but the load does not supply it "
+                    f"(the load supplies: {', '.join(supplied) if supplied else 'no table column'})"
+                )
+            values[index] = F.lit(None).cast(target_type)
+        elif _CURRENT_TIMESTAMP.match(default.strip()):
+            values[index] = F.current_timestamp().cast(target_type)
+        elif _CURRENT_DATE.match(default.strip()):
+            values[index] = F.current_date().cast(target_type)
+        elif default.strip().upper() in ("PI", "E") and _type_name(target_type) in _FRACTIONAL:
+            values[index] = F.expr(f"{default.strip().lower()}()").cast(target_type)  # DEFAULT PI / DEFAULT E
+        else:
+            sql = _conversion_sql(_sql_string(default), _string_type(), target_type)
+            values[index] = F.expr(sql)
+            literal_checks.append((index, values[index]))
+    if literal_checks:
+        row = spark.range(1).select(*[column for _, column in literal_checks]).first()
+        for (index, _), converted in zip(literal_checks, row):
+            if converted is None:
+                target = targets[index]
+                raise LoadError(
+                    f"column {target.name}: its default value {target.default!r} is not a valid {target.doris_type}"
+                )
+    return values
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _string_type() -> Any:
+    from pyspark.sql.types import StringType
+
+    return StringType()
+
+
+# ----------------------------------------------------------------------------------------- helpers
+def _check_targets(targets: list[TargetColumn]) -> None:
+    if not targets:
+        raise LoadError("the table has no columns to load")
+    seen: set[str] = set()
+    for target in targets:
+        if not isinstance(target, TargetColumn):
+            raise LoadError(f"targets must be TargetColumn objects, got {type(target).__name__}")
+        key = target.name.lower()
+        if key in seen:
+            raise LoadError(f"the table lists column {target.name} twice")
+        seen.add(key)
+
+
+def _check_extra_names(extra: dict[str, str], targets: list[TargetColumn]) -> None:
+    names = {target.name.lower() for target in targets} | {STATUS_COLUMN, REASON_COLUMN}
+    for name, expression in extra.items():
+        if not isinstance(name, str) or not name:
+            raise LoadError(f"extra column names must be non-empty strings, got {name!r}")
+        if name.lower() in names:
+            raise LoadError(f"extra column {name} clashes with a table column or a status column")
+        if not isinstance(expression, str) or not expression.strip():
+            raise LoadError(f"extra column {name} needs an expression")
+
+
+_TYPES: dict[str, Any] = {}
+
+
+def _spark_type(target: TargetColumn) -> Any:
+    from pyspark.errors import PySparkException
+    from pyspark.sql.types import _parse_datatype_string
+
+    key = target.spark_type.strip()
+    if key not in _TYPES:
+        try:
+            _TYPES[key] = _parse_datatype_string(target.spark_type)
+        except (PySparkException, ValueError) as exc:
+            raise LoadError(f"column {target.name}: {target.spark_type!r} is not a Spark SQL type ({exc})") from None
+    return _TYPES[key]
+
+
+def _type_name(data_type: Any) -> str:
+    return type(data_type).__name__
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _parsed(expression: str, what: str) -> "Column":
+    """``expression`` parsed as a Spark SQL expression (syntax errors name ``what``)."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql import functions as F
+
+    try:
+        return F.expr(expression)
+    except PySparkException as exc:
+        raise LoadError(f"{what} is not a valid expression: {spark_error_message(exc)}") from None
+
+
+def _select(frame: "DataFrame", columns: list[Any], what: str, *, verb: str = "failed") -> "DataFrame":
+    from pyspark.errors import PySparkException
+
+    try:
+        return frame.select(*columns)
+    except PySparkException as exc:
+        raise LoadError(f"{what} {verb}: {spark_error_message(exc)}") from None

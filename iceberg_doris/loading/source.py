@@ -1,0 +1,692 @@
+"""Reading a load's input into a Spark DataFrame, as Doris's loads read theirs.
+
+:func:`read_source` takes exactly one of
+
+- ``source``: a table or view name (``spark.table``) or a DataFrame (used as is);
+- ``query``: a query (``SELECT``/``WITH``/``VALUES``/``TABLE``/``FROM``), run with ``spark.sql``;
+  statements that are not queries (``INSERT``, ``DROP``, ``CALL``, ...) are refused before Spark
+  sees them, so nothing is executed by accident;
+- ``path``: one or more files, directories or globs in ``format`` csv, json or parquet (inferred
+  from the file extensions when ``format`` is None). Any Hadoop/Spark URI works (``s3a://``, ...).
+
+CSV follows Doris's stream-load defaults: no header, columns separated by ``\\t``, lines by ``\\n``,
+no enclosure, ``\\N`` is NULL and an empty field is an empty string. Every value is read as a
+string; columns are named ``_c0.._cN`` (N from the first line) until a ``columns`` mapping names
+them. Options (Doris's names): ``column_separator`` and ``line_delimiter`` (several characters
+allowed; ``\\t``, ``\\n``, ``\\r``, ``\\\\`` and ``\\xHH`` escapes are decoded, e.g. ``\\x01``),
+``header`` (``true`` skips the first line of each file, as Doris's ``csv_with_names`` format does;
+``format => 'csv_with_names'`` means the same), ``enclose`` (one character; fields may then hold
+separators and line breaks), ``escape`` (one character, default ``\\``, escapes the enclosure inside
+an enclosed field) and ``trim_double_quotes``. A line whose field count differs from the load's
+column count is an error row, not a load failure (see :mod:`iceberg_doris.loading.prepare`).
+Blank lines are skipped.
+
+JSON: one object per line (Doris ``read_json_by_line``; a line may also hold an array of objects)
+or one top-level array of objects (Doris ``strip_outer_array``), detected automatically when
+neither option is given. Scalar values are read as strings (Doris ``num_as_string``) and converted
+to the column type later; integers keep every digit, but Spark's JSON parser reads numbers with a
+fraction or exponent as doubles, so those keep about 16 significant digits (quote them in the file
+to keep more). Lines that are not JSON become error rows; a file with no valid JSON at all is
+refused. Options: ``strip_outer_array``, ``read_json_by_line``; ``num_as_string`` and
+``fuzzy_parse`` are accepted and change nothing.
+
+Parquet is read as is (every file's schema is checked and merged up front, so a file that is not
+Parquet is reported here, naming the file).
+
+Frames returned for CSV carry a :class:`SourceInfo` so that
+:func:`~iceberg_doris.loading.prepare.prepare_rows` can re-split the lines into the number of
+columns the load expects. JSON frames with unparsable lines have an extra column
+:data:`MALFORMED_COLUMN` holding the reason (NULL for good rows).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.errors import LoadError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = [
+    "FORMATS",
+    "MALFORMED_COLUMN",
+    "SourceInfo",
+    "read_source",
+    "source_info",
+    "spark_error_message",
+]
+
+FORMATS = ("csv", "json", "parquet")
+
+#: Column a source frame may carry: why the row could not be read (NULL when it could).
+MALFORMED_COLUMN = "__doris_malformed"
+
+_INFO_ATTRIBUTE = "_iceberg_doris_source_info"
+_LINE = "__doris_line"
+_TOKENS = "__doris_tokens"
+_CORRUPT = "__doris_corrupt_record"
+_SHOWN_CHARS = 200
+
+_CSV_OPTIONS = ("column_separator", "line_delimiter", "header", "enclose", "escape", "trim_double_quotes")
+_JSON_OPTIONS = ("strip_outer_array", "read_json_by_line", "num_as_string", "fuzzy_parse")
+_UNSUPPORTED_OPTIONS = {
+    "jsonpaths": "name the JSON fields in columns instead (nested fields: 'v = field.sub')",
+    "json_root": "name the JSON fields in columns instead (nested fields: 'v = field.sub')",
+    "skip_lines": "use header => 'true' to skip a header line",
+    "compress_type": "compression is recognised from the file extension (.gz, .bz2, ...)",
+}
+
+_EXTENSIONS = {
+    "csv": "csv", "tsv": "csv", "txt": "csv",
+    "json": "json", "jsonl": "json", "ndjson": "json",
+    "parquet": "parquet", "parq": "parquet",
+}
+_COMPRESSION_SUFFIXES = {"gz", "gzip", "bz2", "deflate", "lz4", "snappy", "zst", "zstd", "xz"}
+
+_QUERY_KEYWORDS = {"SELECT", "WITH", "VALUES", "TABLE", "FROM", "MAP", "REDUCE"}
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """How a frame from :func:`read_source` was read.
+
+    ``positional``: columns are identified by position (CSV). ``rebuild(n)`` returns the same rows
+    split into exactly ``n`` string columns ``_c0.._c{n-1}`` plus :data:`MALFORMED_COLUMN` (the
+    reason when a row does not have ``n`` fields). ``absent_columns_are_null``: a column the load
+    names but the source lacks reads as NULL (JSON: a key missing from every object).
+    """
+
+    format: str
+    paths: tuple[str, ...] = ()
+    positional: bool = False
+    rebuild: Callable[[int], "DataFrame"] | None = None
+    absent_columns_are_null: bool = False
+
+
+def source_info(frame: "DataFrame") -> SourceInfo | None:
+    """The :class:`SourceInfo` of a frame returned by :func:`read_source` (None for others)."""
+    return getattr(frame, _INFO_ATTRIBUTE, None)
+
+
+def read_source(
+    spark: "SparkSession",
+    *,
+    source: "str | DataFrame | None" = None,
+    query: str | None = None,
+    path: "str | Sequence[str] | None" = None,
+    format: str | None = None,  # noqa: A002 - the procedure's parameter name
+    options: dict[str, str] | None = None,
+) -> "DataFrame":
+    """Reads a load's input; see the module documentation for the rules."""
+    given = [name for name, value in (("source", source), ("query", query), ("path", path)) if value is not None]
+    if len(given) != 1:
+        got = ", ".join(given) if given else "none of them"
+        raise LoadError(f"give exactly one of source, query or path (got {got})")
+    if path is None and (format is not None or options):
+        raise LoadError(f"format and options apply to path loads only; this load reads a {given[0]}")
+    if source is not None:
+        from pyspark.sql import DataFrame
+
+        if isinstance(source, DataFrame):
+            return source
+        if isinstance(source, str):
+            return _read_table(spark, source)
+        raise LoadError(f"source must be a table or view name or a DataFrame, got {type(source).__name__}")
+    if query is not None:
+        return _read_query(spark, query)
+    return _read_files(spark, path, format, options or {})
+
+
+# ---------------------------------------------------------------------------------------- tables
+def _read_table(spark: "SparkSession", name: str) -> "DataFrame":
+    from pyspark.errors import PySparkException
+
+    name = name.strip()
+    if not name:
+        raise LoadError("source is an empty table name")
+    try:
+        return spark.table(name)
+    except PySparkException as exc:
+        error_class = _error_class(exc)
+        if error_class and error_class.startswith(("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND")):
+            raise LoadError(f"source table or view {name} does not exist") from None
+        raise LoadError(f"cannot read source table {name}: {spark_error_message(exc)}") from None
+
+
+# --------------------------------------------------------------------------------------- queries
+def _read_query(spark: "SparkSession", query: str) -> "DataFrame":
+    from pyspark.errors import PySparkException
+
+    if not isinstance(query, str) or not query.strip():
+        raise LoadError("query is empty: give a SELECT statement")
+    text = query.strip()
+    words = _top_level_words(text)
+    if text.endswith(";"):
+        text = text[:-1].rstrip()
+    if not words:
+        raise LoadError("query is empty: give a SELECT statement")
+    first = words[0][1]
+    if first not in _QUERY_KEYWORDS:
+        raise LoadError(
+            f"query must be a query (SELECT, WITH, VALUES, TABLE or FROM ...), not {_a(first)} {first} statement"
+        )
+    if any(word == ";" for _, word in words):
+        raise LoadError("query must be a single statement (found ';')")
+    try:
+        statement = _statement_kind(spark, text)
+        if statement is not None:
+            raise LoadError(f"query must be a query; it is {_a(statement)} {statement} statement")
+        return spark.sql(text)
+    except PySparkException as exc:
+        raise LoadError(f"query cannot be run: {spark_error_message(exc)}") from None
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1].upper() in "AEIOU" else "a"
+
+
+_DML_NAMES = {"InsertIntoStatement": "INSERT", "DeleteFromTable": "DELETE", "UpdateTable": "UPDATE",
+              "MergeIntoTable": "MERGE"}
+
+
+def _statement_kind(spark: "SparkSession", text: str) -> str | None:
+    """None for a query; else what kind of statement ``text`` is (checked on Spark's parse tree)."""
+    plan = spark._jsparkSession.sessionState().sqlParser().parsePlan(text)
+    command = spark.sparkContext._jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.plans.logical.Command")
+    node = plan
+    while node.getClass().getSimpleName() == "UnresolvedWith":  # WITH ... <statement>
+        node = node.child()
+    name = str(node.getClass().getSimpleName())
+    if command.isInstance(node) or name.endswith("Statement") or name in _DML_NAMES:
+        return _DML_NAMES.get(name, name)
+    if "InsertIntoStatement" in str(plan.treeString()):  # FROM t INSERT ... INSERT ...
+        return "INSERT"
+    return None
+
+
+def _top_level_words(text: str) -> list[tuple[int, str]]:
+    """Upper-cased words (and ';') outside quotes and comments, each with its parenthesis depth."""
+    words: list[tuple[int, str]] = []
+    depth = 0
+    position = 0
+    length = len(text)
+    while position < length:
+        char = text[position]
+        if text.startswith("--", position):
+            end = text.find("\n", position)
+            position = length if end < 0 else end + 1
+        elif text.startswith("/*", position):
+            end = text.find("*/", position + 2)
+            position = length if end < 0 else end + 2
+        elif char in "'\"`":
+            position += 1
+            while position < length and text[position] != char:
+                position += 2 if text[position] == "\\" and char != "`" else 1
+            position += 1
+        elif char == "(":
+            depth += 1
+            position += 1
+        elif char == ")":
+            depth -= 1
+            position += 1
+        elif char == ";":
+            if text[position + 1:].strip():
+                words.append((depth, ";"))
+            position += 1
+        elif char.isalpha() or char == "_":
+            end = position
+            while end < length and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+            words.append((depth, text[position:end].upper()))
+            position = end
+        else:
+            position += 1
+    return words
+
+
+# ----------------------------------------------------------------------------------------- files
+def _read_files(spark: "SparkSession", path: Any, format: str | None, options: dict[str, Any]) -> "DataFrame":
+    paths = _path_list(path)
+    options = {str(key).strip().lower(): value for key, value in options.items()}
+    fmt, header_from_format = _normalise_format(format)
+    files = _existing_files(spark, paths)
+    if fmt is None:
+        fmt = _infer_format(paths, files)
+    for key, hint in _UNSUPPORTED_OPTIONS.items():
+        if key in options:
+            raise LoadError(f"option {key} is not supported: {hint}")
+    allowed = {"csv": _CSV_OPTIONS, "json": _JSON_OPTIONS, "parquet": ()}[fmt]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        supported = ", ".join(allowed) if allowed else "none"
+        raise LoadError(f"unknown {fmt} option(s) {', '.join(unknown)}; supported: {supported}")
+    if fmt == "csv":
+        if header_from_format:
+            options.setdefault("header", "true")
+        return _read_csv(spark, paths, options)
+    if fmt == "json":
+        return _read_json(spark, paths, options)
+    return _read_parquet(spark, paths)
+
+
+def _path_list(path: Any) -> list[str]:
+    if isinstance(path, str):
+        paths = [path]
+    elif isinstance(path, (list, tuple)):
+        paths = list(path)
+    else:
+        raise LoadError(f"path must be a string or a list of strings, got {type(path).__name__}")
+    if not paths:
+        raise LoadError("path is an empty list: give at least one file, directory or glob")
+    for item in paths:
+        if not isinstance(item, str) or not item.strip():
+            raise LoadError(f"path entries must be non-empty strings, got {item!r}")
+    return [item.strip() for item in paths]
+
+
+def _normalise_format(format: str | None) -> tuple[str | None, bool]:
+    if format is None:
+        return None, False
+    if not isinstance(format, str):
+        raise LoadError(f"format must be a string (csv, json or parquet), got {type(format).__name__}")
+    name = format.strip().lower()
+    if name in FORMATS:
+        return name, False
+    if name == "csv_with_names":
+        return "csv", True
+    if name == "csv_with_names_and_types":
+        raise LoadError("format csv_with_names_and_types is not supported: use csv_with_names (header => 'true')")
+    raise LoadError(f"unknown format {format!r}: use csv, json or parquet")
+
+
+def _existing_files(spark: "SparkSession", paths: list[str]) -> dict[str, list[str]]:
+    """For each path (glob), the data files it names; refuses paths that match nothing."""
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        try:
+            hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+            fs = hadoop_path.getFileSystem(conf)
+            statuses = fs.globStatus(hadoop_path)
+        except Exception as exc:  # noqa: BLE001 - py4j raises Py4JJavaError for any Java failure
+            raise LoadError(f"cannot access path {path}: {spark_error_message(exc)}") from None
+        if statuses is None or len(statuses) == 0:
+            raise LoadError(f"path {path} does not exist")
+        names: list[str] = []
+        for status in statuses:
+            if status.isDirectory():
+                _list_data_files(fs, status.getPath(), names, depth=0)
+            else:
+                names.append(status.getPath().getName())
+        found[path] = names
+    return found
+
+
+def _list_data_files(fs: Any, directory: Any, names: list[str], *, depth: int) -> None:
+    """Data files under a directory (partition folders included; hidden and _ files skipped)."""
+    if depth > 4 or len(names) >= 1000:
+        return
+    for child in fs.listStatus(directory):
+        child_name = child.getPath().getName()
+        if child_name.startswith(("_", ".")):
+            continue
+        if child.isDirectory():
+            _list_data_files(fs, child.getPath(), names, depth=depth + 1)
+        else:
+            names.append(child_name)
+
+
+def _infer_format(paths: list[str], files: dict[str, list[str]]) -> str:
+    formats: dict[str, str] = {}
+    for path in paths:
+        names = files[path]
+        if not names:
+            raise LoadError(f"path {path} holds no data files, so its format cannot be inferred: pass format")
+        for name in names:
+            fmt = _format_of(name)
+            if fmt is None:
+                raise LoadError(
+                    f"cannot tell the format of {name} from its extension: pass format => 'csv', 'json' or 'parquet'"
+                )
+            formats.setdefault(fmt, name)
+    if len(formats) > 1:
+        listed = ", ".join(f"{name} ({fmt})" for fmt, name in formats.items())
+        raise LoadError(f"the load's files have different formats: {listed}; load each format separately")
+    return next(iter(formats))
+
+
+def _format_of(file_name: str) -> str | None:
+    parts = file_name.lower().split(".")[1:]
+    while parts and parts[-1] in _COMPRESSION_SUFFIXES:
+        parts.pop()
+    return _EXTENSIONS.get(parts[-1]) if parts else None
+
+
+# ------------------------------------------------------------------------------------------- CSV
+def _read_csv(spark: "SparkSession", paths: list[str], options: dict[str, Any]) -> "DataFrame":
+    separator = _delimiter(options.get("column_separator", "\t"), "column_separator")
+    line = _delimiter(options.get("line_delimiter", "\n"), "line_delimiter")
+    header = _boolean(options.get("header", False), "header")
+    trim_quotes = _boolean(options.get("trim_double_quotes", False), "trim_double_quotes")
+    enclose = options.get("enclose")
+    enclose = _single_char(_delimiter(enclose, "enclose"), "enclose") if enclose not in (None, "") else None
+    escape = _single_char(_delimiter(options.get("escape", "\\"), "escape"), "escape")
+    line_sep = None if line in ("\n", "\r\n") else line
+    if enclose is not None:
+        info, width = _csv_enclosed(spark, paths, separator, line_sep, header, enclose, escape, trim_quotes)
+    else:
+        info, width = _csv_lines(spark, paths, separator, line_sep, header, trim_quotes)
+    return _attach(_first_line_frame(info, width), info)
+
+
+def _csv_lines(
+    spark: "SparkSession", paths: list[str], separator: str, line_sep: str | None, header: bool, trim_quotes: bool
+) -> tuple[SourceInfo, int]:
+    """CSV without enclosure: every line split at every separator, exactly as Doris does."""
+    from pyspark.sql import functions as F
+
+    if header:
+        if line_sep is not None and len(line_sep) != 1:
+            raise LoadError("header => 'true' needs a one-character line_delimiter (or the default \\n)")
+        # Spark's CSV reader with neither separator nor quote returns whole lines, skipping each file's header.
+        reader = spark.read.schema(f"{_LINE} STRING").options(
+            sep="\u0000", quote="\u0000", escape="\u0000", header="true", mode="PERMISSIVE",
+            ignoreLeadingWhiteSpace="false", ignoreTrailingWhiteSpace="false", nullValue="\u0000\u0000",
+        )
+        if line_sep is not None:
+            reader = reader.option("lineSep", line_sep)
+        lines = _load(lambda: reader.csv(paths), "CSV", paths)
+    else:
+        reader = spark.read if line_sep is None else spark.read.option("lineSep", line_sep)
+        lines = _load(lambda: reader.text(paths), "CSV", paths).withColumnRenamed("value", _LINE)
+    lines = lines.where(F.col(_LINE).isNotNull() & (F.col(_LINE) != ""))
+
+    def field(value: Any) -> Any:
+        value = F.when(value == "\\N", F.lit(None)).otherwise(value)
+        return _trim_double_quotes(value) if trim_quotes else value
+
+    tokens = lines.select(
+        F.col(_LINE), F.transform(F.split(F.col(_LINE), _java_regex_literal(separator), -1), field).alias(_TOKENS)
+    )
+
+    def rebuild(width: int) -> "DataFrame":
+        count = F.size(F.col(_TOKENS))
+        reason = F.when(
+            count != width,
+            F.concat(
+                F.lit(f"column count mismatch: the load expects {width} columns but the line has "),
+                count.cast("string"), F.lit(" columns: "), _shown(F.col(_LINE)),
+            ),
+        )
+        columns = [F.get(F.col(_TOKENS), index).alias(f"_c{index}") for index in range(width)]
+        return tokens.select(*columns, reason.alias(MALFORMED_COLUMN))
+
+    first = _collect_first(tokens.select(F.size(F.col(_TOKENS))), paths)
+    return SourceInfo("csv", tuple(paths), positional=True, rebuild=rebuild), (first[0] if first else 0)
+
+
+def _csv_enclosed(
+    spark: "SparkSession", paths: list[str], separator: str, line_sep: str | None, header: bool,
+    enclose: str, escape: str, trim_quotes: bool,
+) -> tuple[SourceInfo, int]:
+    """CSV with an enclosure character: Spark's CSV parser, fields may span lines."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    if line_sep is not None and len(line_sep) != 1:
+        raise LoadError("enclose needs a one-character line_delimiter (or the default \\n)")
+    options = {
+        "sep": separator, "quote": enclose, "escape": escape, "header": "true" if header else "false",
+        "nullValue": "\\N", "multiLine": "true", "mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT,
+        "ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false",
+    }
+    if line_sep is not None:
+        options["lineSep"] = line_sep
+
+    def rebuild(width: int) -> "DataFrame":
+        fields = [StructField(f"_c{index}", StringType()) for index in range(width)]
+        schema = StructType(fields + [StructField(_CORRUPT, StringType())])
+        frame = _load(lambda: spark.read.schema(schema).options(**options).csv(paths), "CSV", paths)
+        reason = F.when(
+            F.col(_CORRUPT).isNotNull(),
+            F.concat(F.lit(f"column count mismatch: the load expects {width} columns: "), _shown(F.col(_CORRUPT))),
+        )
+        columns = [
+            (_trim_double_quotes(F.col(f"_c{index}")) if trim_quotes else F.col(f"_c{index}")).alias(f"_c{index}")
+            for index in range(width)
+        ]
+        return frame.select(*columns, reason.alias(MALFORMED_COLUMN))
+
+    # Without a schema Spark's parser takes the width from the first record.
+    probe = _load(lambda: spark.read.options(**options).csv(paths), "CSV", paths)
+    width = len([name for name in probe.columns if name != _CORRUPT])
+    return SourceInfo("csv", tuple(paths), positional=True, rebuild=rebuild), width
+
+
+def _first_line_frame(info: SourceInfo, width: int) -> "DataFrame":
+    """``_c0.._cN``: what the frame looks like before any mapping (N from the first line)."""
+    assert info.rebuild is not None
+    return info.rebuild(width).select(*[f"_c{index}" for index in range(width)])
+
+
+# ------------------------------------------------------------------------------------------ JSON
+def _read_json(spark: "SparkSession", paths: list[str], options: dict[str, Any]) -> "DataFrame":
+    from pyspark.sql import functions as F
+
+    outer_array = options.get("strip_outer_array")
+    outer_array = None if outer_array is None else _boolean(outer_array, "strip_outer_array")
+    by_line = options.get("read_json_by_line")
+    by_line = None if by_line is None else _boolean(by_line, "read_json_by_line")
+    base = {"primitivesAsString": "true", "mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}
+
+    def read(multi_line: bool) -> "DataFrame":
+        reader = spark.read.options(multiLine="true" if multi_line else "false", **base)
+        return _load(lambda: reader.json(paths), "JSON", paths)
+
+    first_line: tuple[str, int] | None = None
+    if by_line is True or (by_line is None and not outer_array):
+        frame = read(False)
+        # lines that do not parse may be a pretty-printed document: an array or object over many lines
+        if by_line is None and outer_array is None and _CORRUPT in frame.columns:
+            first_line = _first_line(spark, paths)
+            if _opens_document(first_line):
+                whole = read(True)
+                if any(name != _CORRUPT for name in whole.columns):
+                    frame = whole  # else: not a document either; keep the lines that did parse
+    else:
+        frame = read(True)
+    data = [name for name in frame.columns if name != _CORRUPT]
+    if not data and _CORRUPT in frame.columns:
+        shown = (first_line or _first_line(spark, paths))[0][:80]
+        raise LoadError(
+            f"{_describe(paths)} is not valid JSON (expected one object per line or an array of objects): {shown!r}"
+        )
+    if _CORRUPT not in frame.columns:
+        return _attach(frame, SourceInfo("json", tuple(paths), absent_columns_are_null=True))
+    # Spark refuses scans that need only the corrupt-record column, so the reason also reads a data column.
+    guard = F.coalesce(F.substring(F.col(_quote(data[0])).cast("string"), 1, 0), F.lit(""))
+    reason = F.when(
+        F.col(_CORRUPT).isNotNull(),
+        F.concat(F.lit("malformed JSON record: "), _shown(F.col(_CORRUPT)), guard),
+    )
+    result = frame.select(*[F.col(_quote(name)) for name in data], reason.alias(MALFORMED_COLUMN))
+    return _attach(result, SourceInfo("json", tuple(paths), absent_columns_are_null=True))
+
+
+_PEEK_CHARS = 4096
+
+
+def _first_line(spark: "SparkSession", paths: list[str]) -> tuple[str, int]:
+    """The start (at most 4096 characters) and the length of the first non-blank line."""
+    from pyspark.sql import functions as F
+
+    lines = spark.read.text(paths).where(F.trim(F.col("value")) != "").limit(1)
+    first = _collect_first(lines.select(F.substring("value", 1, _PEEK_CHARS), F.length("value")), paths)
+    return (first[0], first[1]) if first else ("", 0)
+
+
+def _opens_document(first_line: tuple[str, int]) -> bool:
+    """Whether a first line starts a JSON document that continues on later lines (pretty-printed)."""
+    text, length = first_line
+    if length > _PEEK_CHARS:
+        return False  # a long line is a whole document (one object, or an array read as rows)
+    opening = text.strip()
+    if opening[:1] not in ("[", "{"):
+        return False
+    try:
+        json.loads(opening)
+    except ValueError:
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------------------- Parquet
+def _read_parquet(spark: "SparkSession", paths: list[str]) -> "DataFrame":
+    # mergeSchema reads every file's footer now: a broken file is reported here, not mid-load.
+    frame = _load(lambda: spark.read.option("mergeSchema", "true").parquet(*paths), "Parquet", paths)
+    return _attach(frame, SourceInfo("parquet", tuple(paths)))
+
+
+# --------------------------------------------------------------------------------------- helpers
+def _attach(frame: "DataFrame", info: SourceInfo) -> "DataFrame":
+    setattr(frame, _INFO_ATTRIBUTE, info)
+    return frame
+
+
+def _load(read: Callable[[], "DataFrame"], kind: str, paths: list[str]) -> "DataFrame":
+    try:
+        return read()
+    except Exception as exc:  # noqa: BLE001 - Spark raises captured and raw py4j errors alike
+        if _error_class(exc) == "PATH_NOT_FOUND":
+            raise LoadError(f"{_describe(paths)} does not exist") from None
+        raise LoadError(f"cannot read {kind} {_describe(paths)}: {spark_error_message(exc)}") from None
+
+
+def _collect_first(frame: "DataFrame", paths: Sequence[str]) -> Any:
+    try:
+        return frame.first()
+    except Exception as exc:  # noqa: BLE001
+        raise LoadError(f"cannot read {_describe(list(paths))}: {spark_error_message(exc)}") from None
+
+
+def _describe(paths: Sequence[str]) -> str:
+    return paths[0] if len(paths) == 1 else "[" + ", ".join(paths) + "]"
+
+
+def _shown(value: Any) -> Any:
+    """A value for a message: at most 200 characters."""
+    from pyspark.sql import functions as F
+
+    return F.when(
+        F.length(value) > _SHOWN_CHARS, F.concat(F.substring(value, 1, _SHOWN_CHARS), F.lit("..."))
+    ).otherwise(value)
+
+
+def _trim_double_quotes(value: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.regexp_replace(value, r'(?s)^"(.*)"$', "$1")
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _java_regex_literal(text: str) -> str:
+    """A Java regular expression matching ``text`` literally."""
+    parts = []
+    for char in text:
+        if char.isalnum() or char == "_":
+            parts.append(char)
+        elif ord(char) < 128 and char.isprintable():
+            parts.append("\\" + char)
+        else:
+            parts.append(f"\\x{{{ord(char):x}}}")
+    return "".join(parts)
+
+
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|[tnr\\])")
+
+
+def _delimiter(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise LoadError(f"option {name} must be a string, got {type(value).__name__}")
+    if value == "":
+        raise LoadError(f"option {name} is empty")
+
+    def decode(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] == "x":
+            return chr(int(code[1:], 16))
+        return {"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}[code]
+
+    return _ESCAPE.sub(decode, value) if len(value) > 1 else value
+
+
+def _single_char(value: str, name: str) -> str:
+    if len(value) != 1:
+        raise LoadError(f"option {name} must be a single character, got {value!r}")
+    return value
+
+
+def _boolean(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise LoadError(f"option {name} must be true or false, got {value!r}")
+
+
+def _error_class(exc: BaseException) -> str | None:
+    getter = getattr(exc, "getErrorClass", None)
+    try:
+        return getter() if getter is not None else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_ERROR_CLASS_PREFIX = re.compile(r"^\[[A-Z0-9_.]+\]\s*")
+_POSITION_SUFFIX = re.compile(r";?\s*line \d+ pos \d+\s*;?$")
+
+
+def spark_error_message(exc: BaseException) -> str:
+    """The useful part of a Spark/py4j error: no JVM stack trace, no plan, no error-class tag.
+
+    For a raw Java exception it is the innermost message (e.g. ``... is not a Parquet file``).
+    Callers can use it to translate errors raised when a load's frame is finally executed.
+    """
+    message = None
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        seen = 0
+        while java is not None and seen < 32:
+            try:
+                text = java.getMessage()
+            except Exception:  # noqa: BLE001
+                text = None
+            if text:
+                message = str(text)
+            try:
+                cause = java.getCause()
+            except Exception:  # noqa: BLE001
+                cause = None
+            if cause is None or cause.equals(java):
+                break
+            java = cause
+            seen += 1
+    if message is None:
+        message = getattr(exc, "desc", None) or str(exc)
+    message = message.split("\n== SQL")[0].split(";\n")[0]
+    message = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    message = _ERROR_CLASS_PREFIX.sub("", message)
+    message = _POSITION_SUFFIX.sub("", message).strip()
+    return message or type(exc).__name__
