@@ -79,6 +79,11 @@ class CatalogSettings:
             f"{prefix}.table-default.write.update.mode": "merge-on-read",
             f"{prefix}.table-default.write.merge.mode": "merge-on-read",
         }
+        if self.kind == "sqlite":
+            # WAL lets readers and a writer work at once (Spark's pooled connections, pyiceberg,
+            # other processes); without it a commit can fail with SQLITE_BUSY while a read is open.
+            conf[f"{prefix}.jdbc.journal_mode"] = "WAL"
+            conf[f"{prefix}.jdbc.busy_timeout"] = "30000"
         if self.jdbc_user is not None:
             conf[f"{prefix}.jdbc.user"] = self.jdbc_user
         if self.jdbc_password is not None:

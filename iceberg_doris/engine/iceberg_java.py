@@ -33,7 +33,9 @@ class IcebergJava:
 
     @property
     def catalog_name(self) -> str:
-        return self.spark.catalog.currentCatalog()
+        # The session's own setting: currentCatalog() reads thread-local state, which a JVM thread
+        # serving another Python thread does not have.
+        return str(self.spark.conf.get("spark.sql.defaultCatalog", "spark_catalog"))
 
     def catalog(self) -> JavaObject:
         """The session's default Iceberg catalog (org.apache.iceberg.catalog.Catalog)."""

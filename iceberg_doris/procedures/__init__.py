@@ -8,13 +8,18 @@ entry points are in :mod:`iceberg_doris.doris`.
 # Importing each procedure module registers it.
 from iceberg_doris.procedures import (  # noqa: F401
     add_partition,
+    cleanup,
     create_table,
     describe,
     drop_partition,
     help,
+    insert_overwrite,
+    load,
+    replace_partition,
     run_dynamic_partition,
     set_properties,
     show_partitions,
+    swap_temp_partition,
 )
 from iceberg_doris.procedures.bridge import install
 from iceberg_doris.procedures.invocation import run_procedure

@@ -16,6 +16,9 @@ def run_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, 
     """Binds ``raw_arguments`` to ``doris.<name>`` and runs it; returns its rows as tuples."""
     procedure = get_procedure(name)
     arguments = bind(procedure, raw_arguments)
+    # Each Python thread talks to its own JVM thread; Spark's thread-local settings need the
+    # session to be active there.
+    spark.sparkContext._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
     width = len(procedure.output)
     rows = [tuple(row) for row in procedure().run(spark, arguments)]
     for row in rows:

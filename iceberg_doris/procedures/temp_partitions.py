@@ -27,12 +27,17 @@ def stage_create(handle: DorisTable, transaction: JavaObject, partition: str) ->
             f"Cannot add temporary partition {partition}: the table already has a branch {branch}; "
             f"remove it first (ALTER TABLE {handle.name.qualified} DROP BRANCH {branch})"
         )
+    stage_empty_branch(handle, transaction, branch)
+    return branch
+
+
+def stage_empty_branch(handle: DorisTable, transaction: JavaObject, branch: str) -> None:
+    """A new branch with no rows. It starts at main's snapshot (as of the transaction); one
+    metadata-only delete empties it (Iceberg drops the deletion vectors of removed files too)."""
     transaction.manageSnapshots().createBranch(branch).commit()
-    if handle.table.currentSnapshot() is not None:
-        # The new branch starts at main's snapshot; one metadata-only delete empties it.
+    if transaction.table().currentSnapshot() is not None:
         empty = transaction.newDelete().deleteFromRowFilter(handle.iceberg.expressions.alwaysTrue())
         empty.toBranch(branch).set("doris.operation", "add_temp_partition").commit()
-    return branch
 
 
 def stage_drop(handle: DorisTable, transaction: JavaObject, partition: str) -> None:

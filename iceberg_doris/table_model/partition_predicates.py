@@ -127,3 +127,13 @@ def sql_literal(value: Any, column_type: PartitionColumnType) -> str:
         return str(value)
     text = str(value).replace("\\", "\\\\").replace("'", "\\'")
     return f"'{text}'"
+
+
+def routing_sql(partitions: PartitionSet, group: "list[RangePartition | ListPartition]") -> str:
+    """A Spark SQL expression naming the partition of ``group`` each row belongs to (NULL: none)."""
+    if not group:
+        return "CAST(NULL AS STRING)"
+    branches = " ".join(
+        f"WHEN {to_sql(partition_predicate(partitions, p))} THEN '{p.name}'" for p in group
+    )
+    return f"CASE {branches} ELSE CAST(NULL AS STRING) END"

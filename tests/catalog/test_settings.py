@@ -68,6 +68,7 @@ def test_new_tables_default_to_format_v3_and_fresh_metadata(tmp_path):
     conf = CatalogSettings.resolve(home=tmp_path).spark_catalog_conf()
     assert conf["spark.sql.catalog.iceberg.table-default.format-version"] == "3"
     assert conf["spark.sql.catalog.iceberg.cache-enabled"] == "false"
+    assert conf["spark.sql.catalog.iceberg.jdbc.journal_mode"] == "WAL"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,98 @@
+"""The data files of some Doris partitions on one ref, with the delete files that apply to them.
+
+Because the Iceberg spec follows the Doris partitions, a partition predicate selects whole files:
+moving or removing them (with their deletion vectors / position deletes) never rewrites data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_tables import iceberg_expression
+from iceberg_doris.table_model.partition_predicates import Predicate
+
+
+@dataclass
+class FileSet:
+    """Data files and the delete files attached to them (deletion vectors or position deletes)."""
+
+    data_files: list[JavaObject] = field(default_factory=list)
+    delete_files: list[JavaObject] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.data_files)
+
+
+def files_matching(iceberg: IcebergJava, table: JavaObject, predicate: Predicate, *, ref: str | None = None) -> FileSet:
+    """The live files of ``ref`` (default main) whose rows fall under ``predicate``."""
+    snapshot = table.currentSnapshot() if ref is None else _ref_snapshot(table, ref)
+    if snapshot is None:
+        return FileSet()
+    scan = table.newScan().useSnapshot(snapshot.snapshotId()).filter(iceberg_expression(iceberg, predicate))
+    return _collect(scan)
+
+
+def all_files(table: JavaObject, *, ref: str | None = None) -> FileSet:
+    """Every live file of ``ref`` (default main)."""
+    snapshot = table.currentSnapshot() if ref is None else _ref_snapshot(table, ref)
+    if snapshot is None:
+        return FileSet()
+    return _collect(table.newScan().useSnapshot(snapshot.snapshotId()))
+
+
+def stage_replacement(
+    transaction: JavaObject,
+    removed: FileSet,
+    added: FileSet,
+    *,
+    branch: str | None = None,
+    summary: dict[str, str] | None = None,
+) -> None:
+    """One snapshot on ``branch`` (default main) that removes ``removed`` and adds ``added``,
+    data and delete files alike, without rewriting any file."""
+    if not removed.data_files and not added.data_files and not removed.delete_files and not added.delete_files:
+        return
+    delta = transaction.newRowDelta()
+    # Files moved back onto a ref can have been added (with their DVs) earlier in its history;
+    # validate only against what happens after the ref's head, which the catalog swap pins anyway.
+    head = transaction.table().refs().get(branch or "main")
+    if head is not None:
+        delta.validateFromSnapshot(head.snapshotId())
+    for data_file in removed.data_files:
+        delta.removeRows(data_file)
+    for delete_file in removed.delete_files:
+        delta.removeDeletes(delete_file)
+    for data_file in added.data_files:
+        delta.addRows(data_file)
+    for delete_file in added.delete_files:
+        delta.addDeletes(delete_file)
+    if branch is not None:
+        delta.toBranch(branch)
+    for key, value in (summary or {}).items():
+        delta.set(key, value)
+    delta.commit()
+
+
+def _ref_snapshot(table: JavaObject, ref: str) -> JavaObject | None:
+    found = table.refs().get(ref)
+    return table.snapshot(found.snapshotId()) if found is not None else None
+
+
+def _collect(scan: JavaObject) -> FileSet:
+    result = FileSet()
+    seen_deletes: set[str] = set()
+    tasks = scan.planFiles()
+    try:
+        iterator = tasks.iterator()  # py4j iterates java.util collections, not Iceberg's CloseableIterable
+        while iterator.hasNext():
+            task = iterator.next()
+            result.data_files.append(task.file())
+            for delete_file in task.deletes():
+                location = str(delete_file.location())
+                if location not in seen_deletes:
+                    seen_deletes.add(location)
+                    result.delete_files.append(delete_file)
+    finally:
+        tasks.close()
+    return result
