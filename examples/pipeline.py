@@ -2,39 +2,94 @@
 
 Run it with `make demo` (sets everything up first). It writes under $ICEBERG_DORIS_HOME
 (default ~/.iceberg-doris) and can be run again: it rebuilds its own `demo` namespace each time.
-It grows as features land; each step prints what a reader of the table sees.
+Each step prints what a reader of the table sees; it grows as features land.
 """
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import iceberg_doris
 from iceberg_doris import doris
+
+ORDERS_DDL = """
+CREATE TABLE demo.orders (
+    `order_date` DATE NOT NULL COMMENT "day of the order",
+    `order_id`   BIGINT NOT NULL,
+    `city`       VARCHAR(20),
+    `amount`     DECIMAL(10, 2)
+)
+DUPLICATE KEY(`order_date`, `order_id`)
+PARTITION BY RANGE(`order_date`) (
+    PARTITION p202401 VALUES LESS THAN ("2024-02-01"),
+    PARTITION p202402 VALUES LESS THAN ("2024-03-01")
+)
+DISTRIBUTED BY HASH(`order_id`) BUCKETS 2
+PROPERTIES ("replication_num" = "1")
+"""
+
+CSV = """2024-01-05\t1\tBeijing\t10.50
+2024-01-20\t2\tShanghai\t20.00
+2024-02-03\t3\tBeijing\t7.25
+2024-02-14\t4\tThis city name is far too long\t1.00
+2024-07-01\t5\tHangzhou\t3.00
+"""
+
+
+def show(spark, title: str, sql: str, columns: str = "*") -> None:
+    print(f"\n== {title} ==")
+    spark.sql(sql).select(*[c.strip() for c in columns.split(",")] if columns != "*" else "*").show(truncate=False)
 
 
 def main() -> None:
     spark = iceberg_doris.session()
     settings = iceberg_doris.CatalogSettings.resolve()
-    print(f"catalog: {settings.jdbc_uri}\nwarehouse: {settings.warehouse}\n")
+    print(f"catalog: {settings.jdbc_uri}\nwarehouse: {settings.warehouse}")
 
-    print("== the procedures, from CALL doris.help() ==")
-    spark.sql("CALL doris.help()").select("procedure", "description").show(truncate=False)
-
-    print("== Spark writes a format-v3 table; a DELETE becomes a deletion vector ==")
     spark.sql("DROP TABLE IF EXISTS demo.orders PURGE")
     spark.sql("CREATE NAMESPACE IF NOT EXISTS demo")
-    spark.sql("CREATE TABLE demo.orders (order_id bigint, city string, amount decimal(10,2)) USING iceberg")
-    spark.sql("INSERT INTO demo.orders VALUES (1, 'Beijing', 10.50), (2, 'Shanghai', 20.00), (3, 'Beijing', 7.25)")
-    spark.sql("DELETE FROM demo.orders WHERE order_id = 2")
-    spark.sql("SELECT * FROM demo.orders ORDER BY order_id").show()
-    spark.sql("SELECT content, record_count FROM demo.orders.delete_files").show()
+    print("\n== doris.create_table from a Doris CREATE TABLE ==")
+    print(doris.create_table(spark, ddl=ORDERS_DDL)[0])
 
-    print("== pyiceberg (no Spark) reads the same table from the same catalog ==")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "orders.csv"
+        path.write_text(CSV)
+        print("\n== doris.load from a tab-separated file (Doris stream-load defaults) ==")
+        result = spark.sql(
+            f"CALL doris.load(table => 'demo.orders', path => '{path}', label => 'orders_2024_01', max_filter_ratio => 0.5)"
+        ).collect()[0]
+        print(result)
+        print("rejected rows and why:")
+        spark.read.json(result.error_rows_path).show(truncate=False)
+
+    show(spark, "show_partitions (counts from Iceberg metadata)", "CALL doris.show_partitions('demo.orders')",
+         "partition_name, range, row_count, data_files")
+
+    print("\n== stage corrected February data in a temporary partition, then swap it in atomically ==")
+    spark.sql("CALL doris.add_partition(table => 'demo.orders', partition => 'tp202402', "
+              "values_range => array('2024-02-01', '2024-03-01'), temporary => true)")
+    doris.load(spark, table="demo.orders", temporary_partitions=["tp202402"],
+               query="SELECT date'2024-02-03' AS order_date, 3L AS order_id, 'Beijing' AS city, 7.75 AS amount "
+                     "UNION ALL SELECT date'2024-02-20', 6L, 'Shenzhen', 42.00")
+    before_swap = spark.sql("SELECT snapshot_id FROM demo.orders.history ORDER BY made_current_at DESC LIMIT 1").collect()[0][0]
+    show(spark, "the temp partition (its own Iceberg branch)", "SELECT * FROM demo.orders VERSION AS OF 'doris_temp_tp202402' ORDER BY order_id")
+    show(spark, "swap", "CALL doris.swap_temp_partition(table => 'demo.orders', partitions => array('p202402'), "
+                        "temp_partitions => array('tp202402'))", "partition_name, from_temp_partition, row_count, data_files")
+    show(spark, "main after the swap", "SELECT * FROM demo.orders ORDER BY order_id")
+    show(spark, f"time travel to before the swap (snapshot {before_swap})",
+         f"SELECT * FROM demo.orders VERSION AS OF {before_swap} ORDER BY order_id")
+    spark.sql("CALL doris.drop_partition(table => 'demo.orders', partition => 'tp202402', temporary => true)")
+
+    print("\n== INSERT OVERWRITE ... PARTITION(*): only the partitions the rows touch ==")
+    doris.insert_overwrite(spark, table="demo.orders", partitions=["*"],
+                           query="SELECT date'2024-01-31', 9L, 'Xian', 1.00")
+    show(spark, "main after the overwrite", "SELECT * FROM demo.orders ORDER BY order_id")
+
+    print("\n== other readers see the same rows: pyiceberg (no Spark) ==")
     table = iceberg_doris.catalog().load_table("demo.orders")
     print(f"format-version {table.metadata.format_version}:",
-          sorted(table.scan().to_arrow().to_pylist(), key=lambda r: r["order_id"]))
-
-    print("\n== the Python form of a procedure returns the same rows ==")
-    print(doris.help(spark, procedure="help")[0].signature)
+          sorted((r["order_id"], r["city"]) for r in table.scan().to_arrow().to_pylist()))
     spark.stop()
 
 

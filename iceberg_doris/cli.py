@@ -3,13 +3,16 @@
     iceberg-doris -e "CALL doris.help()"
     iceberg-doris -f pipeline.sql --home /data/lake
     iceberg-doris --catalog-uri postgresql://u:p@db:5432/lake --warehouse s3://bucket/wh -e "..."
+    iceberg-doris --dynamic-partitions-every 600      # Doris's dynamic-partition scheduler
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,8 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for kind, value in args.sources:
         text = value if kind == "e" else _read_script(value)
         statements += split_statements(text)
-    if not statements:
-        print("iceberg-doris: nothing to run; give -e 'SQL' or -f FILE (see --help)", file=sys.stderr)
+    if not statements and args.dynamic_partitions_every is None:
+        print("iceberg-doris: nothing to run; give -e 'SQL', -f FILE or --dynamic-partitions-every (see --help)", file=sys.stderr)
         return 2
     try:
         spark = _session(args)
@@ -45,6 +48,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(render_table(columns, rows[: args.max_rows]) if columns else "OK")
         if len(rows) > args.max_rows:
             print(f"(only the first {args.max_rows} rows are shown; raise --max-rows to see more)")
+    if args.dynamic_partitions_every is not None:
+        return run_scheduler(spark, args.dynamic_partitions_every, args.max_passes)
+    return 0
+
+
+def run_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
+    """Runs doris.run_dynamic_partition over every enabled table each ``interval`` seconds until
+    interrupted (or ``max_passes``). A failing pass is reported and the scheduler goes on."""
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    passes = 0
+    while not stop.is_set():
+        started = dt.datetime.now().isoformat(sep=" ", timespec="seconds")
+        try:
+            frame = spark.sql("CALL doris.run_dynamic_partition()")
+            rows = [tuple(r) for r in frame.collect()]
+            print(f"[{started}] dynamic partition pass: {len(rows)} change(s)")
+            if rows:
+                print(render_table(frame.columns, rows))
+        except Exception as error:  # noqa: BLE001 - the scheduler outlives one bad pass
+            print(f"[{started}] ERROR: {_message(error)}", file=sys.stderr)
+        sys.stdout.flush()
+        passes += 1
+        if max_passes is not None and passes >= max_passes:
+            break
+        stop.wait(interval)
     return 0
 
 
@@ -134,6 +164,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--master", help="Spark master URL (default local[*])")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting")
     parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS, help="rows to print per statement")
+    parser.add_argument(
+        "--dynamic-partitions-every",
+        type=float,
+        metavar="SECONDS",
+        help="after the statements, run the dynamic-partition scheduler every SECONDS until interrupted",
+    )
+    parser.add_argument("--max-passes", type=int, help="stop the scheduler after this many passes")
     return parser
 
 

@@ -69,3 +69,24 @@ def test_cli_help_procedure_in_a_fresh_process(tmp_path):
     assert run.returncode == 0, run.stderr
     listed = [line.split("|")[1].strip() for line in run.stdout.splitlines() if line.startswith("| ")][1:]
     assert listed == [p.name for p in all_procedures() if not p.name.startswith("test_")]
+
+
+@pytest.mark.spark
+def test_cli_dynamic_partition_scheduler_runs_passes(spark, lake_home, capsys, namespace):
+    from iceberg_doris import doris
+
+    doris.create_table(
+        spark,
+        ddl=f"""CREATE TABLE {namespace}.dyn (d DATE NOT NULL, id INT) DUPLICATE KEY(d) PARTITION BY RANGE(d) ()
+        DISTRIBUTED BY HASH(id) BUCKETS AUTO PROPERTIES ("dynamic_partition.enable" = "true",
+        "dynamic_partition.time_unit" = "DAY", "dynamic_partition.start" = "-3", "dynamic_partition.end" = "1",
+        "dynamic_partition.prefix" = "p", "dynamic_partition.create_history_partition" = "true")""",
+    )
+    spark.sql(f"CALL doris.set_properties('{namespace}.dyn', map('dynamic_partition.start', '-1'))")
+    assert len(spark.sql(f"CALL doris.show_partitions('{namespace}.dyn')").collect()) == 5
+    code = main(["--home", str(lake_home), "--dynamic-partitions-every", "0.1", "--max-passes", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("dynamic partition pass:") == 2
+    assert out.count(f"| {namespace}.dyn") == 2 and out.count("| DROP ") >= 2  # the first pass drops two days
+    assert len(spark.sql(f"CALL doris.show_partitions('{namespace}.dyn')").collect()) == 3
