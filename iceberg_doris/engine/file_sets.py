@@ -48,16 +48,27 @@ def stage_replacement(
     *,
     branch: str | None = None,
     summary: dict[str, str] | None = None,
+    validate_from: int | None = None,
+    conflict_filter: JavaObject | None = None,
 ) -> None:
     """One snapshot on ``branch`` (default main) that removes ``removed`` and adds ``added``,
-    data and delete files alike, without rewriting any file."""
+    data and delete files alike, without rewriting any file.
+
+    ``validate_from``: the snapshot ``removed`` was read from, when what was read must not have
+    changed since (rows rewritten elsewhere); Iceberg then refuses the commit if deletes were added
+    to those files meanwhile. Default: the ref's head as the transaction sees it."""
     if not removed.data_files and not added.data_files and not removed.delete_files and not added.delete_files:
         return
     delta = transaction.newRowDelta()
     # Files moved back onto a ref can have been added (with their DVs) earlier in its history;
     # validate only against what happens after the ref's head, which the catalog swap pins anyway.
     head = transaction.table().refs().get(branch or "main")
-    if head is not None:
+    if validate_from is not None:
+        delta.validateFromSnapshot(validate_from)
+        delta.validateDeletedFiles().validateNoConflictingDeleteFiles()
+        if conflict_filter is not None:
+            delta.conflictDetectionFilter(conflict_filter)
+    elif head is not None:
         delta.validateFromSnapshot(head.snapshotId())
     for data_file in removed.data_files:
         delta.removeRows(data_file)

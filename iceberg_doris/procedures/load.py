@@ -27,6 +27,7 @@ from iceberg_doris.loading import (
     REASON_COLUMN,
     STATUS_COLUMN,
     TargetColumn,
+    loaded_columns,
     parse_column_mapping,
     prepare_rows,
     read_source,
@@ -45,6 +46,8 @@ from iceberg_doris.procedures.parameter_types import (
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import DorisTable, open_table, reopen
 from iceberg_doris.table_model import ColumnModel, DorisTableModel
+from iceberg_doris.procedures.keyed_load_commit import apply_keyed_load, touched_predicate
+from iceberg_doris.procedures.keyed_load_plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.procedures.temp_partitions import branch_name
 from iceberg_doris.table_model.partition_predicates import partition_predicate, routing_sql, union
 
@@ -135,6 +138,10 @@ class LoadProcedure(Procedure):
             label=args["label"],
             max_filter_ratio=args["max_filter_ratio"],
             strict_mode=args["strict_mode"],
+            merge_type=str(args["merge_type"]).upper(),
+            delete_on=args["delete_on"],
+            sequence_col=args["sequence_col"],
+            partial_columns=args["partial_columns"],
             overwrite=mode,
             auto_create=True,
         )
@@ -157,6 +164,10 @@ class LoadRequest:
     label: str | None = None
     max_filter_ratio: float = 0.0
     strict_mode: bool = False
+    merge_type: str = "APPEND"
+    delete_on: str | None = None
+    sequence_col: str | None = None
+    partial_columns: bool = False
     overwrite: str | None = None  # None (append), "touched", "named" or "all"
     auto_create: bool = True  # auto-partition tables create the partitions rows need
     operation: str = "load"
@@ -176,12 +187,54 @@ def execute_load(spark: "SparkSession", handle: DorisTable, request: LoadRequest
         options=request.format_options,
     )
     mapping = parse_column_mapping(request.columns) if request.columns else None
-    targets = [target_column(c) for c in handle.model.columns]
-    prepared = prepare_rows(frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode)
+    model = handle.model
+    targets = [target_column(c) for c in model.loadable_columns]
+    keyed = None
+    extra = None
+    if model.keys_model is not KeysModel.DUPLICATE:
+        supplied = loaded_columns(frame, targets, mapping) if request.partial_columns else tuple(t.name for t in targets)
+        keyed = KeyedLoadShape(model, tuple(supplied), request.partial_columns, request.strict_mode)
+        check_sequence_supplied(handle, request, keyed)
+        extra = keyed_extras(model, request)
+    prepared = prepare_rows(
+        frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
+        extra=extra, required_present=not request.partial_columns,
+    )
     routed = route_rows(prepared, handle, request)
-    result = publish(handle, routed, targets, request, label=label)
+    result = publish(handle, routed, targets, request, label=label, keyed=keyed)
     elapsed = int((time.monotonic() - started) * 1000)
-    return (label, "FINISHED", result.snapshot_id, result.loaded, result.filtered, result.unselected, 0, elapsed, result.error_rows_path)
+    return (
+        label, "FINISHED", result.snapshot_id, result.loaded, result.filtered, result.unselected,
+        result.deleted, elapsed, result.error_rows_path,
+    )
+
+
+def keyed_extras(model: DorisTableModel, request: LoadRequest) -> dict[str, str]:
+    """The delete flag, sequence value and batch order each row of a keyed load carries."""
+    if request.merge_type == "DELETE":
+        delete = "true"
+    elif request.merge_type == "MERGE":
+        delete = f"coalesce(({request.delete_on}), false)"
+    else:
+        delete = "false"
+    if request.sequence_col:
+        sequence = f"`{request.sequence_col}`"
+    elif model.sequence_col:
+        sequence = f"`{model.sequence_col}`"
+    else:
+        sequence = "CAST(NULL AS INT)"
+    return {DELETE: delete, SEQUENCE: sequence, ORDER: "monotonically_increasing_id()"}
+
+
+def check_sequence_supplied(handle: DorisTable, request: LoadRequest, shape: KeyedLoadShape) -> None:
+    """A load into a sequence table must give each row a sequence value (Doris's rule)."""
+    model = handle.model
+    if not model.sequence_col or request.partial_columns or request.sequence_col:
+        return
+    column = model.column(model.sequence_col)
+    default = (column.default or "").upper()
+    if model.sequence_col not in shape.supplied and not default.startswith("CURRENT_TIMESTAMP"):
+        raise LoadError(f"Table {handle.name.name} has sequence column, need to specify the sequence column")
 
 
 def check_load_arguments(handle: DorisTable, args: Arguments) -> None:
@@ -207,11 +260,8 @@ def check_load_arguments(handle: DorisTable, args: Arguments) -> None:
     sources = [k for k in ("source", "query", "path") if args[k] is not None]
     if len(sources) != 1:
         raise ProcedureArgumentError("Give exactly one of source, query or path")
-    if model.keys_model is not KeysModel.DUPLICATE:
-        raise LoadError(
-            f"Loads into {model.keys_model.value} KEY tables ({handle.name.qualified}) need merge-on-write key "
-            "handling, which this version of iceberg-doris does not have yet; nothing was loaded"
-        )
+    if model.sequence_type and not model.sequence_col and not args["sequence_col"] and not args["partial_columns"]:
+        raise LoadError(f"Table {handle.name.name} has sequence column, need to specify the sequence column")
     if args["temporary_partitions"] and model.partitions is None:
         raise LoadError(f"Table {handle.name.qualified} is not partitioned, so it has no temporary partitions")
 
@@ -316,9 +366,51 @@ class Published:
     filtered: int
     unselected: int
     error_rows_path: str | None
+    deleted: int = 0
 
 
-def publish(handle: DorisTable, routed: RoutedRows, targets: list[TargetColumn], request: LoadRequest, *, label: str) -> Published:
+def publish_keyed(
+    handle: DorisTable, routed: RoutedRows, accepted: "DataFrame", shape: KeyedLoadShape, commit: "LoadCommit"
+) -> tuple[int | None, int]:
+    """Unique/aggregate loads: merge-on-write into main, or into each touched temp partition."""
+    from pyspark.sql import functions as F
+
+    if commit.request.overwrite is not None:
+        raise LoadError("overwrite loads into UNIQUE or AGGREGATE KEY tables are not supported: use insert_overwrite on a DUPLICATE KEY table, or delete then load")
+
+    def stage_partitions(fresh: DorisTable, transaction: JavaObject) -> None:
+        check_label_unused(fresh.table, fresh.name, commit.label)
+        if routed.partitions is not None:
+            merged = merge_partitions(fresh, routed)
+            if merged is not fresh.model.partitions:
+                stage_model(transaction, fresh.properties, fresh.model.with_partitions(merged))
+
+    if routed.temporary:
+        snapshot_id, deleted = None, 0
+        for name in commit.touched:
+            rows = accepted.filter(F.col(PARTITION_COLUMN) == name)
+            outcome = apply_keyed_load(
+                handle, rows, shape, touched=touched_predicate(routed.partitions, [name], True),
+                branch=branch_name(name), summary=commit.summary(), stage_extra=stage_partitions,
+            )
+            snapshot_id, deleted = outcome.snapshot_id, deleted + outcome.deleted_rows
+        return snapshot_id, deleted
+    outcome = apply_keyed_load(
+        handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
+        branch=None, summary=commit.summary(), stage_extra=stage_partitions,
+    )
+    return outcome.snapshot_id, outcome.deleted_rows
+
+
+def publish(
+    handle: DorisTable,
+    routed: RoutedRows,
+    targets: list[TargetColumn],
+    request: LoadRequest,
+    *,
+    label: str,
+    keyed: KeyedLoadShape | None = None,
+) -> Published:
     """Counts, enforces max_filter_ratio, writes error rows, stages data files, commits once."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -347,6 +439,10 @@ def publish(handle: DorisTable, routed: RoutedRows, targets: list[TargetColumn],
                 f"are in {error_path}"
             )
         accepted = frame.filter(F.col(STATUS_COLUMN) == "ok")
+        if keyed is not None:
+            commit = LoadCommit(label=label, request=request, staged={}, touched=touched, counts=(loaded, filtered, unselected))
+            snapshot_id, deleted = publish_keyed(handle, routed, accepted, keyed, commit)
+            return Published(snapshot_id, loaded, filtered, unselected, error_path, deleted)
         columns = [F.col(f"`{t.name}`") for t in targets]
         staged: dict[str | None, list[JavaObject]] = {}
         if routed.temporary:

@@ -33,6 +33,9 @@ from iceberg_doris.partitioning import (
 )
 
 AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+HIDDEN_SEQUENCE_COLUMN = "__DORIS_SEQUENCE_COL__"
+"""Doris's hidden sequence column; a real Iceberg column here (readers see it), fed by the load's
+``sequence_col`` on tables declared with ``function_column.sequence_type``."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,20 @@ class DorisTableModel:
         return tuple(c for c in self.columns if not c.is_key)
 
     @property
+    def loadable_columns(self) -> tuple[ColumnModel, ...]:
+        """The columns a load supplies (the hidden sequence column is fed by ``sequence_col``)."""
+        return tuple(c for c in self.columns if c.name != HIDDEN_SEQUENCE_COLUMN)
+
+    @property
+    def sequence_column(self) -> str | None:
+        """The Iceberg column holding each row's sequence value, if the table has one."""
+        if self.sequence_col:
+            return self.sequence_col
+        if self.sequence_type:
+            return HIDDEN_SEQUENCE_COLUMN
+        return None
+
+    @property
     def is_partitioned(self) -> bool:
         return self.partitions is not None
 
@@ -134,6 +151,9 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
     (predefined ones, FROM..TO..INTERVAL batches, and dynamic partitions due at ``now``)."""
     keys = set(definition.key_columns)
     columns = tuple(_column_model(c, c.name in keys, definition.keys_model) for c in definition.columns)
+    if definition.sequence_type is not None and definition.sequence_col is None:
+        sequence = definition.sequence_type
+        columns += (ColumnModel(HIDDEN_SEQUENCE_COLUMN, sequence.sql, spark_type_for(sequence), nullable=True),)
     properties = {k.lower(): v for k, v in definition.properties.items()}
     distribution = None
     if definition.distribution is not None:

@@ -125,7 +125,3 @@ def test_auto_list_partitions_named_as_doris_names_them(spark, namespace):
     assert shown == {"pBeijing7": 2, "pX": 1, "p0": 1, "p_2d98765": 1}
 
 
-def test_unique_tables_refuse_loads_until_merge_on_write_exists(spark, namespace):
-    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.u (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
-    with pytest.raises(LoadError, match="need merge-on-write key handling"):
-        doris.load(spark, table=f"{namespace}.u", query="SELECT 1 AS k, 1 AS v")

@@ -1,0 +1,149 @@
+"""``doris.compact``: rewrite files to drop deleted rows and the delete bitmaps that hid them.
+
+One commit, and no reader sees a difference: the live rows of every data file that has deletes
+are rewritten into new files, and the old files go with their deletion vectors / position deletes.
+
+Tombstones (the delete rows of sequence tables, written and deleted in one commit so that an older,
+late row cannot bring a deleted key back) live in data files whose every row is deleted. Such a
+file is kept, with its bitmap, while it is younger than the table property
+``doris.tombstone-retention-hours`` (default 168, one week); older ones are dropped, as Doris's base
+compaction drops delete-sign rows. A row older than a delete that arrives after its tombstone was
+dropped is loaded like a new row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JJavaError
+
+from iceberg_doris.engine.commit import commit_atomically
+from iceberg_doris.engine.iceberg_java import java_class, java_message
+from iceberg_doris.engine.file_sets import FileSet, stage_replacement
+from iceberg_doris.engine.iceberg_tables import iceberg_expression
+from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.errors import CommitConflictError
+from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
+from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
+from iceberg_doris.procedures.table_access import open_table
+from iceberg_doris.table_model.partition_predicates import TRUE, partition_predicate, union
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+RETENTION_PROPERTY = "doris.tombstone-retention-hours"
+RETENTION_DEFAULT_HOURS = 168.0
+
+
+@register
+class CompactProcedure(Procedure):
+    name = "compact"
+    summary = "Rewrites files with deleted rows into files of live rows, in one commit no reader notices."
+    details = (
+        "Drops deleted rows and their deletion vectors / position deletes; keeps tombstone files younger than "
+        f"the table property {RETENTION_PROPERTY} (default {RETENTION_DEFAULT_HOURS:g}). partitions limits "
+        "it to some partitions."
+    )
+    parameters = (
+        Parameter("table", STRING, required=True, description="db.tbl"),
+        Parameter("partitions", STRING_ARRAY, description="Only these partitions (default: all)."),
+    )
+    output = (
+        OutputColumn("rewritten_data_files", "bigint"),
+        OutputColumn("removed_delete_files", "bigint"),
+        OutputColumn("added_data_files", "bigint"),
+        OutputColumn("dropped_tombstone_files", "bigint"),
+        OutputColumn("kept_tombstone_files", "bigint"),
+        OutputColumn("snapshot_id", "bigint"),
+    )
+
+    def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
+        from pyspark.sql import functions as F
+
+        handle = open_table(spark, args["table"])
+        snapshot = handle.table.currentSnapshot()
+        if snapshot is None:
+            return [(0, 0, 0, 0, 0, None)]
+        predicate = TRUE
+        if args["partitions"]:
+            partitions = handle.require_partitions()
+            chosen = [partitions.get(n) for n in args["partitions"]]
+            missing = [n for n, p in zip(args["partitions"], chosen) if p is None]
+            if missing:
+                from iceberg_doris.errors import PartitionError
+
+                raise PartitionError(f"Partition[{missing[0]}] does not exist in {handle.name.qualified}")
+            predicate = union([partition_predicate(partitions, p) for p in chosen if p is not None])
+        retention_hours = float(handle.table.properties().get(RETENTION_PROPERTY) or RETENTION_DEFAULT_HOURS)
+        cutoff_ms = int(time.time() * 1000 - retention_hours * 3600 * 1000)
+        snapshot_id = int(snapshot.snapshotId())
+        scan = handle.table.newScan().useSnapshot(snapshot_id).filter(iceberg_expression(handle.iceberg, predicate))
+        rewrite, removed_deletes = FileSet(), FileSet()
+        kept = dropped = 0
+        tasks = scan.planFiles()
+        seen_deletes: set[str] = set()
+        try:
+            iterator = tasks.iterator()
+            while iterator.hasNext():
+                task = iterator.next()
+                deletes = list(task.deletes())
+                if not deletes:
+                    continue
+                data_file = task.file()
+                deleted = sum(int(d.recordCount()) for d in deletes if _is_scoped_to(d, data_file))
+                if deleted >= int(data_file.recordCount()) and _added_after(handle.table, data_file, cutoff_ms):
+                    kept += 1  # may hold tombstones still guarding their keys
+                    continue
+                if deleted >= int(data_file.recordCount()):
+                    dropped += 1
+                rewrite.data_files.append(data_file)
+                for delete_file in deletes:
+                    location = f"{delete_file.location()}#{delete_file.contentOffset()}"
+                    if location not in seen_deletes:
+                        seen_deletes.add(location)
+                        removed_deletes.delete_files.append(delete_file)
+        finally:
+            tasks.close()
+        if not rewrite.data_files:
+            return [(0, 0, 0, 0, kept, snapshot_id)]
+        paths = {str(f.location()) for f in rewrite.data_files}
+        frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+        live = frame.filter(F.col("_file").isin(list(paths))).select(*[f"`{c}`" for c in frame.columns])
+        added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
+        removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
+
+        def build(table: Any, transaction: Any) -> None:
+            stage_replacement(
+                transaction, removed, FileSet(added), summary={"doris.operation": "compact"},
+                validate_from=snapshot_id, conflict_filter=iceberg_expression(handle.iceberg, predicate),
+            )
+
+        try:
+            commit_atomically(handle.iceberg, handle.name, build, operation="compact")
+        except Py4JJavaError as error:  # a concurrent delete on a rewritten file fails validation
+            if java_class(error) == "org.apache.iceberg.exceptions.ValidationException":
+                raise CommitConflictError(
+                    f"Cannot compact {handle.name.qualified}: rows were changed in the files being rewritten "
+                    f"({java_message(error)}); nothing was committed. Run it again."
+                ) from None
+            raise
+        after = open_table(spark, args["table"]).table.currentSnapshot()
+        return [(len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, int(after.snapshotId()))]
+
+
+def _is_scoped_to(delete_file: Any, data_file: Any) -> bool:
+    referenced = delete_file.referencedDataFile()
+    return referenced is None or str(referenced) == str(data_file.location())
+
+
+def _added_after(table: Any, data_file: Any, cutoff_ms: int) -> bool:
+    """Whether the snapshot that added the file is younger than the retention cutoff."""
+    sequence = data_file.dataSequenceNumber()
+    if sequence is None:
+        return True
+    for snapshot in table.snapshots():
+        if int(snapshot.sequenceNumber()) == int(sequence):
+            return int(snapshot.timestampMillis()) >= cutoff_ms
+    return False

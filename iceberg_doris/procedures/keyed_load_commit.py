@@ -1,0 +1,208 @@
+"""Writing and committing a unique- or aggregate-key load: new rows, tombstones and delete bitmaps
+in one RowDelta, validated against the snapshot the keys were looked up in.
+
+Delete bitmaps are built with pyroaring and written as deletion vectors (format v3, one Puffin blob
+per data file, merged with that file's earlier deletes) or position-delete files (format v2); never
+equality deletes, and no existing data file is rewritten. If another commit since the lookup added
+rows or deletes in the partitions this load touches, Iceberg's row-delta validation refuses the
+commit and the whole lookup runs again on the new snapshot (a few times, then CommitConflictError).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from py4j.protocol import Py4JJavaError
+from pyroaring import BitMap64
+
+from iceberg_doris.engine.commit import commit_atomically
+from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
+from iceberg_doris.engine.iceberg_java import JavaObject, java_class, java_message
+from iceberg_doris.engine.iceberg_tables import iceberg_expression
+from iceberg_doris.engine.position_deletes import write_position_deletes
+from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.errors import CommitConflictError
+from iceberg_doris.procedures import keyed_load_plan as plan
+from iceberg_doris.procedures.table_access import DorisTable
+from iceberg_doris.table_model.partition_predicates import TRUE, Predicate
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+log = logging.getLogger(__name__)
+ATTEMPTS = 8
+VALIDATION = "org.apache.iceberg.exceptions.ValidationException"
+
+
+@dataclass
+class KeyedOutcome:
+    snapshot_id: int | None
+    deleted_rows: int
+
+
+def apply_keyed_load(
+    handle: DorisTable,
+    accepted: "DataFrame",
+    shape: plan.KeyedLoadShape,
+    *,
+    touched: Predicate,
+    branch: str | None,
+    summary: dict[str, str],
+    stage_extra: Callable[[DorisTable, JavaObject], None],
+) -> KeyedOutcome:
+    """Runs lookup, write and commit, again from the lookup when a concurrent commit conflicts.
+
+    ``stage_extra(fresh_handle, transaction)`` stages the load's other changes (new partitions)."""
+    batch = plan.resolve_batch(accepted, shape).cache()
+    try:
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                return _attempt(handle, batch, shape, touched=touched, branch=branch, summary=summary, stage_extra=stage_extra)
+            except Py4JJavaError as error:
+                if java_class(error) != VALIDATION or attempt == ATTEMPTS:
+                    if java_class(error) == VALIDATION:
+                        raise CommitConflictError(
+                            f"Cannot load into {handle.name.qualified}: concurrent commits kept changing the rows "
+                            f"this load replaces ({java_message(error)}); nothing was committed. Run it again."
+                        ) from None
+                    raise
+                log.info("keyed load into %s conflicted (%s); looking up again", handle.name.qualified, java_message(error))
+                # Writers racing on the same keys would collide again in lockstep; spread them out.
+                time.sleep(random.uniform(0.05, 0.3) * attempt)
+        raise AssertionError("unreachable")
+    finally:
+        batch.unpersist()
+
+
+def _attempt(
+    handle: DorisTable,
+    batch: "DataFrame",
+    shape: plan.KeyedLoadShape,
+    *,
+    touched: Predicate,
+    branch: str | None,
+    summary: dict[str, str],
+    stage_extra: Callable[[DorisTable, JavaObject], None],
+) -> KeyedOutcome:
+    from pyspark.sql import functions as F
+
+    iceberg = handle.iceberg
+    table = iceberg.load_table(handle.name)
+    snapshot = _head(table, branch)
+    snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
+    spark = iceberg.spark
+    row_filter = iceberg_expression(iceberg, touched)
+    data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
+    if snapshot_id is None:
+        live = spark.createDataFrame([], _live_schema(spark, handle, shape))
+        stored = None
+    else:
+        table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+        live = plan.live_rows(table_frame, batch, shape)
+        stored = None
+        if shape.sequence_column and data_files:
+            physical = spark.read.parquet(*data_files.keys())
+            stored = plan.stored_sequence(physical, batch, shape)
+    decided = plan.decide(batch, live, stored, shape).cache()
+    try:
+        if shape.partial:
+            check_partial_new_keys(handle, decided, shape)
+        replaced = decided.filter(F.col(plan.WINS) & F.col(plan.FILE).isNotNull())
+        positions = [(r[0], r[1], r[2]) for r in replaced.select(plan.FILE, plan.POSITION, plan.DELETE).collect()]
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape))
+        tombstone_files = []
+        if shape.sequence_column:
+            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))
+    finally:
+        decided.unpersist()
+    deletes: dict[str, BitMap64] = {}
+    for location, position, _ in positions:
+        deletes.setdefault(location, BitMap64()).add(int(position))
+    for data_file in tombstone_files:
+        location = str(data_file.location())
+        data_files[location] = data_file
+        deletes[location] = BitMap64(range(int(data_file.recordCount())))
+    table = iceberg.load_table(handle.name)
+    if format_version(table) >= 3:
+        added_deletes, removed_deletes = write_deletion_vectors(iceberg, table, deletes, data_files=data_files, existing=existing)
+    else:
+        added_deletes = write_position_deletes(iceberg, table, deletes, data_files=data_files) if deletes else []
+        removed_deletes = []
+    deleted_rows = sum(1 for _, _, is_delete in positions if is_delete)
+
+    def build(fresh_table: JavaObject, transaction: JavaObject) -> None:
+        from iceberg_doris.procedures.table_access import reopen
+
+        stage_extra(reopen(handle, fresh_table), transaction)
+        delta = transaction.newRowDelta()
+        if branch is not None:
+            delta.toBranch(branch)
+        if snapshot_id is not None:
+            delta.validateFromSnapshot(snapshot_id)
+        delta.conflictDetectionFilter(row_filter)
+        delta.validateNoConflictingDataFiles().validateNoConflictingDeleteFiles().validateDeletedFiles()
+        for data_file in upserts + tombstone_files:
+            delta.addRows(data_file)
+        for delete_file in added_deletes:
+            delta.addDeletes(delete_file)
+        for delete_file in removed_deletes:
+            delta.removeDeletes(delete_file)
+        for key, value in (summary | {"doris.deleted-rows": str(deleted_rows)}).items():
+            delta.set(key, value)
+        delta.commit()
+
+    commit_atomically(iceberg, handle.name, build, operation="load into")
+    head = _head(iceberg.load_table(handle.name), branch)
+    return KeyedOutcome(int(head.snapshotId()) if head is not None else None, deleted_rows)
+
+
+def check_partial_new_keys(handle: DorisTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:
+    """Doris's partial-update rules for keys the table does not hold yet."""
+    from iceberg_doris.errors import LoadError
+
+    unmentioned = [
+        c.name for c in shape.model.loadable_columns
+        if c.name not in shape.supplied and not c.nullable and c.default is None
+    ]
+    if not unmentioned and not shape.strict:
+        return
+    if plan.new_keys(decided).limit(1).count() == 0:
+        return
+    if shape.strict:
+        raise LoadError(
+            "Insert has filtered data in strict mode: a partial update in strict mode may only update keys "
+            f"that {handle.name.qualified} already holds; nothing was committed"
+        )
+    raise LoadError(f"the unmentioned column `{unmentioned[0]}` should have default value or be nullable")
+
+
+def touched_predicate(partitions: Any, names: list[str], temporary: bool) -> Predicate:
+    """The rows of the partitions this load writes to (all rows for an unpartitioned table)."""
+    from iceberg_doris.table_model.partition_predicates import partition_predicate, union
+
+    if partitions is None:
+        return TRUE
+    chosen = [partitions.get(n, temporary) for n in names]
+    return union([partition_predicate(partitions, p) for p in chosen if p is not None])
+
+
+def _head(table: JavaObject, branch: str | None) -> JavaObject | None:
+    if branch is None:
+        return table.currentSnapshot()
+    ref = table.refs().get(branch)
+    return table.snapshot(ref.snapshotId()) if ref is not None else None
+
+
+def _live_schema(spark: Any, handle: DorisTable, shape: plan.KeyedLoadShape) -> Any:
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    frame_schema = spark.table(handle.name.sql).schema
+    fields = [frame_schema[k] for k in shape.keys]
+    fields += [StructField(plan.LIVE + f.name, f.dataType, True) for f in frame_schema.fields]
+    fields += [StructField(plan.FILE, StringType(), True), StructField(plan.POSITION, LongType(), True)]
+    return StructType(fields)

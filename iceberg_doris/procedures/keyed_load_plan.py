@@ -1,0 +1,201 @@
+"""What a unique- or aggregate-key load changes, decided as Spark DataFrames (nothing written here).
+
+Unique keys (Doris merge-on-write): within the batch each key keeps one version, the one with the
+largest sequence value (NULL smallest; equal: the later row), or the last row without a sequence
+column. Against the table, that version wins unless the key's stored sequence value is larger; the
+stored value is the maximum over every physical version, tombstones included. A winning upsert
+replaces the live row (its position goes into a delete bitmap); a winning delete removes it and,
+on sequence tables, leaves a tombstone: the delete row itself, written and marked deleted in the
+same commit, so no reader ever sees it but a later, older row cannot bring the key back.
+
+Aggregate keys: the batch is aggregated per key (SUM, MAX, MIN, REPLACE, REPLACE_IF_NOT_NULL; REPLACE
+follows ``replace_version_column`` when the table has one) and merged into the live row, which is
+replaced the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from iceberg_doris.ddl import KeysModel
+from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+DELETE = "__doris_delete"
+SEQUENCE = "__doris_seq"
+ORDER = "__doris_order"
+FILE = "_file"
+POSITION = "_pos"
+LIVE = "__live_"
+MAX_SEQUENCE = "__doris_max_seq"
+WINS = "__doris_wins"
+
+
+@dataclass(frozen=True)
+class KeyedLoadShape:
+    """How a keyed load reads: which columns it supplies and where its sequence values come from."""
+
+    model: DorisTableModel
+    supplied: tuple[str, ...]  # table columns the load supplies (all of them unless partial)
+    partial: bool
+    strict: bool = False
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.model.key_columns
+
+    @property
+    def sequence_column(self) -> str | None:
+        return self.model.sequence_column
+
+    @property
+    def sequence_supplied(self) -> bool:
+        column = self.sequence_column
+        return column is not None and (column in self.supplied or column == HIDDEN_SEQUENCE_COLUMN)
+
+
+def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """One version per key: the batch's winner (unique) or its aggregate (aggregate)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    keys = [F.col(_q(k)) for k in shape.keys]
+    if shape.model.keys_model is KeysModel.AGGREGATE:
+        return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
+    order = [F.col(SEQUENCE).desc_nulls_last(), F.col(ORDER).desc()] if shape.sequence_column else [F.col(ORDER).desc()]
+    ranked = accepted.withColumn("__doris_rank", F.row_number().over(Window.partitionBy(*keys).orderBy(*order)))
+    return ranked.filter(F.col("__doris_rank") == 1).drop("__doris_rank")
+
+
+def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """The table's live rows for the batch's keys, with their file and position, columns prefixed."""
+    from pyspark.sql import functions as F
+
+    keys = list(shape.keys)
+    columns = [c.name for c in shape.model.columns]
+    # Metadata columns resolve only on the table relation itself: select them before joining.
+    base = table_frame.select(*[F.col(_q(k)).alias(k) for k in keys], *[F.col(_q(c)).alias(LIVE + c) for c in columns], FILE, POSITION)
+    return base.join(batch.select(*[_q(k) for k in keys]), keys, "left_semi")
+
+
+def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """Per key of the batch, the largest sequence value over every physical version (deleted ones
+    and tombstones included), read from the data files as they are on disk."""
+    from pyspark.sql import functions as F
+
+    keys = list(shape.keys)
+    column = shape.sequence_column
+    assert column is not None
+    matching = physical.join(batch.select(*[_q(k) for k in keys]), keys, "left_semi")
+    return matching.groupBy(*keys).agg(F.max(F.col(_q(column))).alias(MAX_SEQUENCE))
+
+
+def decide(batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", shape: KeyedLoadShape) -> "DataFrame":
+    """The batch joined with the live rows, with WINS telling whether each version applies."""
+    from pyspark.sql import functions as F
+
+    keys = list(shape.keys)
+    joined = batch.join(live, keys, "left")
+    if stored is not None:
+        joined = joined.join(stored, keys, "left")
+    if shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
+        wins = F.lit(True)
+    else:
+        # NULL sorts below every value; an equal value wins because this load is the later one.
+        wins = F.col(MAX_SEQUENCE).isNull() | (F.col(SEQUENCE).isNotNull() & (F.col(SEQUENCE) >= F.col(MAX_SEQUENCE)))
+    return joined.withColumn(WINS, wins)
+
+
+def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """The rows to write for winning upserts (merged with the live row for partial and aggregate loads)."""
+    from pyspark.sql import functions as F
+
+    exists = F.col(FILE).isNotNull()
+    values = []
+    for column in shape.model.columns:
+        name = column.name
+        incoming, stored = F.col(_q(name)), F.col(_q(LIVE + name))
+        if column.is_key:
+            value = incoming
+        elif shape.model.keys_model is KeysModel.AGGREGATE:
+            value = F.when(exists, _merge_aggregate(column.aggregation, stored, incoming, shape)).otherwise(incoming)
+        elif name == shape.sequence_column and not shape.sequence_supplied:
+            value = F.when(exists, stored).otherwise(incoming)
+        elif name == HIDDEN_SEQUENCE_COLUMN:
+            value = F.col(SEQUENCE)
+        elif shape.partial and name not in shape.supplied:
+            value = F.when(exists, stored).otherwise(incoming)
+        else:
+            value = incoming
+        values.append(value.cast(column.spark_type).alias(name))
+    return decided.filter(F.col(WINS) & ~F.col(DELETE)).select(*values)
+
+
+def tombstones(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """Winning deletes on sequence tables: written, and deleted in the same commit."""
+    from pyspark.sql import functions as F
+
+    values = []
+    for column in shape.model.columns:
+        value = F.col(SEQUENCE) if column.name == HIDDEN_SEQUENCE_COLUMN else F.col(_q(column.name))
+        if not column.nullable:
+            value = F.coalesce(value, F.col(_q(LIVE + column.name)))
+        values.append(value.cast(column.spark_type).alias(column.name))
+    return decided.filter(F.col(WINS) & F.col(DELETE)).select(*values)
+
+
+def new_keys(decided: "DataFrame") -> "DataFrame":
+    """Winning upserts of keys the table does not hold yet."""
+    from pyspark.sql import functions as F
+
+    return decided.filter(F.col(WINS) & ~F.col(DELETE) & F.col(FILE).isNull())
+
+
+def _batch_aggregates(shape: KeyedLoadShape) -> list["Column"]:
+    from pyspark.sql import functions as F
+
+    version = shape.model.property("replace_version_column")
+    order = F.struct(F.col(_q(version)), F.col(ORDER)) if version else F.col(ORDER)
+    result = []
+    for column in shape.model.value_columns:
+        value = F.col(_q(column.name))
+        kind = column.aggregation or "REPLACE"
+        if kind == "SUM":
+            aggregate = F.sum(value)
+        elif kind == "MAX":
+            aggregate = F.max(value)
+        elif kind == "MIN":
+            aggregate = F.min(value)
+        elif kind == "REPLACE_IF_NOT_NULL":
+            aggregate = F.max_by(value, F.when(value.isNotNull(), F.col(ORDER)))
+        else:
+            aggregate = F.max_by(value, order)
+        result.append(aggregate.alias(column.name))
+    return result
+
+
+def _merge_aggregate(kind: str | None, stored: "Column", incoming: "Column", shape: KeyedLoadShape) -> "Column":
+    from pyspark.sql import functions as F
+
+    kind = kind or "REPLACE"
+    if kind == "SUM":
+        return F.when(stored.isNull(), incoming).when(incoming.isNull(), stored).otherwise(stored + incoming)
+    if kind == "MAX":
+        return F.greatest(stored, incoming)
+    if kind == "MIN":
+        return F.least(stored, incoming)
+    if kind == "REPLACE_IF_NOT_NULL":
+        return F.coalesce(incoming, stored)
+    version = shape.model.property("replace_version_column")
+    if version:
+        newer = F.col(_q(version)) >= F.col(_q(LIVE + version))
+        return F.when(F.col(_q(LIVE + version)).isNull() | newer, incoming).otherwise(stored)
+    return incoming
+
+
+def _q(name: str) -> str:
+    return f"`{name}`"
