@@ -213,3 +213,32 @@ def test_compact_drops_deleted_rows_and_keeps_young_tombstones(spark, namespace,
     dropped = spark.sql(f"CALL doris.compact('{table}')").collect()[0]
     assert dropped.dropped_tombstone_files == 1 and dropped.kept_tombstone_files == 0
     assert readers_agree(spark, py_catalog, table) == [(1, "a2", 2), (3, "c", 1)]
+
+
+def test_cdc_stream_in_any_batch_order_leaves_what_doris_would(spark, namespace, py_catalog):
+    """Upserts and deletes with out-of-order sequence values: whatever order the batches load in,
+    each key ends as its largest-sequence event says (absent if that event is a delete)."""
+    import random
+
+    generator = random.Random(20261121)
+    events = []
+    for sequence in generator.sample(range(1, 1000), 120):  # distinct sequence values, random order
+        key = generator.randrange(25)
+        op = "D" if generator.random() < 0.3 else "U"
+        events.append((key, f"v{sequence}", sequence, op))
+    expected = {}
+    for key, value, sequence, op in sorted(events, key=lambda e: e[2]):
+        expected[key] = None if op == "D" else (key, value, sequence)
+    want = sorted(row for row in expected.values() if row is not None)
+    batches = [events[i : i + 20] for i in range(0, len(events), 20)]
+    for attempt, order in enumerate([list(range(6)), list(range(5, -1, -1)), generator.sample(range(6), 6)]):
+        table = unique_table(spark, namespace, f"cdc{attempt}", properties='"function_column.sequence_col" = "s"')
+        for index in order:
+            rows_sql = ", ".join(f"({k}, '{v}', {s}, '{op}')" for k, v, s, op in batches[index])
+            doris.load(
+                spark, table=table, query=f"SELECT * FROM VALUES {rows_sql} AS t(k, v, s, op)",
+                columns="k, v, s, op", merge_type="MERGE", delete_on="op = 'D'",
+            )
+        assert readers_agree(spark, py_catalog, table) == want
+        contents = {r[0] for r in spark.sql(f"SELECT content FROM {table}.files").collect()}
+        assert contents <= {0, 1}  # data files and deletion vectors only
