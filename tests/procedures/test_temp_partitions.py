@@ -239,3 +239,27 @@ def test_expiring_snapshots_after_dropping_temp_partitions_leaves_no_orphans(spa
     on_disk = {str(p).lstrip("/") for p in namespace_dir.rglob("*") if p.is_file() and not p.name.startswith(".")}
     assert on_disk == live
     assert ids(spark, table) == [1, 2, 3]
+
+
+def test_list_partitions_swap_and_non_strict_replace(spark, namespace):
+    doris.create_table(
+        spark,
+        ddl=f"""CREATE TABLE {namespace}.l (id INT NOT NULL, city VARCHAR(20) NOT NULL) DUPLICATE KEY(id)
+        PARTITION BY LIST(city) (PARTITION p_cn VALUES IN ("Beijing", "Shanghai"), PARTITION p_us VALUES IN ("NYC"))
+        DISTRIBUTED BY HASH(id) BUCKETS AUTO""",
+    )
+    table = f"{namespace}.l"
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'Beijing'), (2, 'Shanghai'), (3, 'NYC') AS t(id, city)")
+    spark.sql(f"CALL doris.add_partition(table => '{table}', partition => 'tp_cn', values_in => array('Beijing', 'Shanghai'), temporary => true)")
+    doris.load(spark, table=table, query="SELECT 10 AS id, 'Beijing' AS city", temporary_partitions=["tp_cn"])
+    spark.sql(f"CALL doris.swap_temp_partition(table => '{table}', partitions => array('p_cn'), temp_partitions => array('tp_cn'))")
+    assert ids(spark, table) == [3, 10]
+    assert ids(spark, table, "doris_temp_tp_cn") == [1, 2]
+    spark.sql(f"CALL doris.drop_partition(table => '{table}', partition => 'tp_cn', temporary => true)")
+    spark.sql(f"CALL doris.add_partition(table => '{table}', partition => 'tp2', values_in => array('Beijing'), temporary => true)")
+    with pytest.raises(IllegalArgumentException, match="^2 partition key lists are not matched"):
+        spark.sql(f"CALL doris.replace_partition(table => '{table}', partitions => array('p_cn'), temp_partitions => array('tp2'))")
+    spark.sql(f"CALL doris.replace_partition(table => '{table}', partitions => array('p_cn'), temp_partitions => array('tp2'), strict_range => false)")
+    assert ids(spark, table) == [3]  # tp2 was empty; the Shanghai key is no longer in any partition
+    names = [r.partition_name for r in spark.sql(f"CALL doris.show_partitions('{table}')").collect()]
+    assert sorted(names) == ["p_cn", "p_us"]
