@@ -11,7 +11,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.partitioning import PartitionColumnType
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
-from iceberg_doris.table_model.partition_predicates import All, AnyOf, Compare, Constant, IsNull, Predicate
+from iceberg_doris.table_model.partition_predicates import All, AnyOf, Compare, Constant, InValues, IsNull, Predicate
 from iceberg_doris.table_model.table_properties import stale_keys
 
 FORMAT_VERSION = "3"
@@ -50,6 +50,10 @@ def create_table(
     for key in model.key_columns:
         order = order.asc(key)
     properties = dict(ICEBERG_DEFAULTS) | model_to_properties(model)
+    if model.keys_model is not KeysModel.DUPLICATE:
+        # Key lookups of merge-on-write loads skip row groups without the key.
+        for key in model.key_columns:
+            properties[f"write.parquet.bloom-filter-enabled.column.{key}"] = "true"
     return (
         iceberg.catalog()
         .buildTable(iceberg.identifier(name), schema)
@@ -148,6 +152,11 @@ def iceberg_expression(iceberg: IcebergJava, predicate: Predicate) -> JavaObject
         return e.alwaysTrue() if predicate.value else e.alwaysFalse()
     if isinstance(predicate, IsNull):
         return e.isNull(predicate.column)
+    if isinstance(predicate, InValues):
+        values = iceberg.jvm.java.util.ArrayList()
+        for value in predicate.values:
+            values.add(java_value(iceberg, value, predicate.column_type))
+        return getattr(e, "in")(predicate.column, values)
     if isinstance(predicate, Compare):
         value = java_value(iceberg, predicate.value, predicate.column_type)
         method = {"=": "equal", "<": "lessThan", "<=": "lessThanOrEqual", ">": "greaterThan", ">=": "greaterThanOrEqual"}

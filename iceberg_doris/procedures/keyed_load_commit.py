@@ -29,7 +29,7 @@ from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.procedures import keyed_load_plan as plan
 from iceberg_doris.procedures.table_access import DorisTable
-from iceberg_doris.table_model.partition_predicates import TRUE, Predicate
+from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -96,13 +96,14 @@ def _attempt(
     snapshot = _head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
     spark = iceberg.spark
-    row_filter = iceberg_expression(iceberg, touched)
+    row_filter = iceberg_expression(iceberg, both(touched, key_filter(batch, shape)))
     data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
     if snapshot_id is None:
         live = spark.createDataFrame([], _live_schema(spark, handle, shape))
         stored = None
     else:
         table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+        table_frame = table_frame.filter(to_sql(both(touched, key_filter(batch, shape))))
         live = plan.live_rows(table_frame, batch, shape)
         stored = None
         if shape.sequence_column and data_files:
@@ -159,6 +160,34 @@ def _attempt(
     commit_atomically(iceberg, handle.name, build, operation="load into")
     head = _head(iceberg.load_table(handle.name), branch)
     return KeyedOutcome(int(head.snapshotId()) if head is not None else None, deleted_rows)
+
+
+KEY_LIST_LIMIT = 2000
+
+
+def key_filter(batch: "DataFrame", shape: plan.KeyedLoadShape) -> Predicate:
+    """A filter on the first key column that Iceberg prunes files with (min/max statistics of
+    key-sorted files, Parquet bloom filters): the batch's keys when few, else their range."""
+    from pyspark.sql import functions as F
+
+    from iceberg_doris.errors import PartitionError
+    from iceberg_doris.partitioning import PartitionColumnType
+    from iceberg_doris.table_model.partition_predicates import Compare, InValues
+
+    column = shape.model.column(shape.keys[0])
+    try:
+        kind = PartitionColumnType.from_sql(column.doris_type)
+    except PartitionError:
+        return TRUE  # a key type Iceberg literals are not built for here: no pruning
+    name = column.name
+    stats = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`"), F.countDistinct(f"`{name}`")).collect()[0]
+    low, high, distinct = stats
+    if low is None:
+        return TRUE
+    if distinct <= KEY_LIST_LIMIT:
+        values = tuple(r[0] for r in batch.select(f"`{name}`").distinct().collect())
+        return InValues(name, values, kind)
+    return both(Compare(name, ">=", low, kind), Compare(name, "<=", high, kind))
 
 
 def check_partial_new_keys(handle: DorisTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:

@@ -43,7 +43,16 @@ class Constant:
     value: bool
 
 
-Predicate = Union[Compare, IsNull, All, AnyOf, Constant]
+@dataclass(frozen=True)
+class InValues:
+    """``column IN (values)``: used to prune files by key statistics."""
+
+    column: str
+    values: tuple[Any, ...]
+    column_type: PartitionColumnType
+
+
+Predicate = Union[Compare, IsNull, All, AnyOf, Constant, InValues]
 TRUE = Constant(True)
 FALSE = Constant(False)
 
@@ -64,6 +73,10 @@ def partition_predicate(partitions: PartitionSet, partition: RangePartition | Li
 
 def union(predicates: list[Predicate]) -> Predicate:
     return _any(*predicates) if predicates else FALSE
+
+
+def both(first: Predicate, second: Predicate) -> Predicate:
+    return _all(first, second)
 
 
 def _at_least(columns: list[tuple[str, PartitionColumnType]], values: tuple) -> Predicate:
@@ -108,6 +121,9 @@ def to_sql(predicate: Predicate) -> str:
         return "TRUE" if predicate.value else "FALSE"
     if isinstance(predicate, IsNull):
         return f"`{predicate.column}` IS NULL"
+    if isinstance(predicate, InValues):
+        values = ", ".join(sql_literal(v, predicate.column_type) for v in predicate.values)
+        return f"`{predicate.column}` IN ({values})" if values else "FALSE"
     if isinstance(predicate, Compare):
         return f"`{predicate.column}` {predicate.op} {sql_literal(predicate.value, predicate.column_type)}"
     joiner = " AND " if isinstance(predicate, All) else " OR "
