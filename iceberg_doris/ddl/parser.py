@@ -256,9 +256,10 @@ class _Parser:
                 return
             raise s.error_expected("',' or ')'", s.peek())
 
-    def _index(self) -> str:
+    def _through_list_item(self, first: Token) -> Token:
+        """Consumes tokens (balanced parentheses) up to the list's next top-level ',' or ')';
+        returns the last token consumed (``first`` when there was none)."""
         s = self.s
-        first = s.next()  # INDEX
         last = first
         depth = 0
         while True:
@@ -266,12 +267,17 @@ class _Parser:
             if token.kind == EOF:
                 raise s.error_expected("')'", token)
             if depth == 0 and token.is_op(",", ")"):
-                break
+                return last
             if token.is_op("("):
                 depth += 1
             elif token.is_op(")"):
                 depth -= 1
             last = s.next()
+
+    def _index(self) -> str:
+        s = self.s
+        first = s.next()  # INDEX
+        last = self._through_list_item(first)
         if last is first:
             raise s.error_expected("an index name", s.peek())
         return s.text_between(first, last)
@@ -642,19 +648,7 @@ class _Parser:
         rollups: list[str] = []
         while True:
             first = s.expect_identifier("a rollup name")
-            last = first
-            depth = 0
-            while True:
-                token = s.peek()
-                if token.kind == EOF:
-                    raise s.error_expected("')'", token)
-                if depth == 0 and token.is_op(",", ")"):
-                    break
-                if token.is_op("("):
-                    depth += 1
-                elif token.is_op(")"):
-                    depth -= 1
-                last = s.next()
+            last = self._through_list_item(first)
             rollups.append(s.text_between(first, last))
             if s.accept_op(","):
                 continue

@@ -11,18 +11,22 @@ partitions of main as main is at commit time, whatever else happened on main mea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.partitioning import ReplaceResult, replace_partitions, swap_partitions
 from iceberg_doris.procedures.parameter_types import BOOLEAN, STRING, STRING_ARRAY
 from iceberg_doris.procedures.partition_changes import commit_model_change
-from iceberg_doris.procedures.registry import OutputColumn, Parameter
+from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure
 from iceberg_doris.procedures.table_access import DorisTable, open_table
 from iceberg_doris.procedures.temp_partitions import branch_name, stage_drop, stage_empty_branch
 from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.partition_predicates import partition_predicate
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 PARAMETERS = (
     Parameter("table", STRING, required=True, description="db.tbl"),
@@ -119,3 +123,22 @@ def _rows(files: FileSet) -> int:
     records = sum(int(f.recordCount()) for f in files.data_files)
     deleted = sum(int(f.recordCount()) for f in files.delete_files)
     return records - deleted
+
+
+class TempReplacementProcedure(Procedure):
+    """Shared by doris.swap_temp_partition (``swap = True``) and doris.replace_partition."""
+
+    swap: ClassVar[bool]
+    parameters = PARAMETERS
+    output = OUTPUT
+
+    def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
+        return replace_with_temp(
+            spark,
+            args["table"],
+            args["partitions"],
+            args["temp_partitions"],
+            strict_range=args["strict_range"],
+            use_temp_partition_name=args["use_temp_partition_name"],
+            swap=self.swap,
+        )

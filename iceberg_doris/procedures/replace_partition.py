@@ -6,35 +6,17 @@ only) and the temp partitions become formal partitions, their files moved, not r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-from iceberg_doris.procedures.partition_replacement import OUTPUT, PARAMETERS, replace_with_temp
-from iceberg_doris.procedures.registry import Arguments, Procedure, register
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+from iceberg_doris.procedures.partition_replacement import TempReplacementProcedure
+from iceberg_doris.procedures.registry import register
 
 
 @register
-class ReplacePartitionProcedure(Procedure):
+class ReplacePartitionProcedure(TempReplacementProcedure):
     name = "replace_partition"
+    swap = False
     summary = "Doris REPLACE PARTITION WITH TEMPORARY PARTITION: one commit; replaced rows dropped, temps become formal."
     details = (
         "strict_range => true: the replaced ranges (or lists) must equal the temp ones exactly; false: the temp "
         "partitions must only not overlap the partitions that stay. use_temp_partition_name => false with lists "
         "of equal length renames the temp partitions to the formal names by position. Doris's messages."
     )
-    parameters = PARAMETERS
-    output = OUTPUT
-
-    def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        return replace_with_temp(
-            spark,
-            args["table"],
-            args["partitions"],
-            args["temp_partitions"],
-            strict_range=args["strict_range"],
-            use_temp_partition_name=args["use_temp_partition_name"],
-            swap=False,
-        )

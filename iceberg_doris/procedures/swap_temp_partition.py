@@ -8,19 +8,14 @@ not rewritten), and the replaced formal rows become temp partitions that can be 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-from iceberg_doris.procedures.partition_replacement import OUTPUT, PARAMETERS, replace_with_temp
-from iceberg_doris.procedures.registry import Arguments, Procedure, register
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+from iceberg_doris.procedures.partition_replacement import TempReplacementProcedure
+from iceberg_doris.procedures.registry import register
 
 
 @register
-class SwapTempPartitionProcedure(Procedure):
+class SwapTempPartitionProcedure(TempReplacementProcedure):
     name = "swap_temp_partition"
+    swap = True
     summary = "Swaps temp partitions into the table in one commit; the replaced rows become temp partitions."
     details = (
         "Doris's REPLACE PARTITION rules (strict_range, use_temp_partition_name, RANGE and LIST, many-to-many, "
@@ -28,16 +23,3 @@ class SwapTempPartitionProcedure(Procedure):
         "the temp partitions take the formal names) so they can be checked, then dropped. Time travel to the "
         "snapshot before the swap reads the old rows too."
     )
-    parameters = PARAMETERS
-    output = OUTPUT
-
-    def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        return replace_with_temp(
-            spark,
-            args["table"],
-            args["partitions"],
-            args["temp_partitions"],
-            strict_range=args["strict_range"],
-            use_temp_partition_name=args["use_temp_partition_name"],
-            swap=True,
-        )
