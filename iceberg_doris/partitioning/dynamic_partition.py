@@ -475,23 +475,19 @@ def validate_dynamic_properties(
     if enable and expected > max_dynamic_partition_num:
         raise _bad(f"Too many dynamic partitions: {expected}. Limit: {max_dynamic_partition_num}")
 
-    start_day_of_month = 1
-    if get(START_DAY_OF_MONTH) is not None:
-        value = _java_int(get(START_DAY_OF_MONTH))
+    def day_number(key: str, highest: int) -> int:
+        """start_day_of_month / start_day_of_week: 1..highest, default 1."""
+        if get(key) is None:
+            return 1
+        value = _java_int(get(key))
         if value is None:
-            raise _bad(f"Invalid properties: {START_DAY_OF_MONTH}")
-        if not 1 <= value <= 28:
-            raise _bad(f"{START_DAY_OF_MONTH} should between 1 and 28")
-        start_day_of_month = value
+            raise _bad(f"Invalid properties: {key}")
+        if not 1 <= value <= highest:
+            raise _bad(f"{key} should between 1 and {highest}")
+        return value
 
-    start_day_of_week = 1
-    if get(START_DAY_OF_WEEK) is not None:
-        value = _java_int(get(START_DAY_OF_WEEK))
-        if value is None:
-            raise _bad(f"Invalid properties: {START_DAY_OF_WEEK}")
-        if not 1 <= value <= 7:
-            raise _bad(f"{START_DAY_OF_WEEK} should between 1 and 7")
-        start_day_of_week = value
+    start_day_of_month = day_number(START_DAY_OF_MONTH, 28)
+    start_day_of_week = day_number(START_DAY_OF_WEEK, 7)
 
     if get(TIME_ZONE) is not None:
         time_zone = get(TIME_ZONE) or ""
