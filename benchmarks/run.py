@@ -1,0 +1,166 @@
+"""Runs the benchmark suites on one Spark session and writes ``benchmarks/RESULTS.md``.
+
+    .venv/bin/python -m benchmarks.run --scale 200000 --suites a,b,c,d --home benchmarks/work --out benchmarks/RESULTS.md
+
+``--scale`` is N, the rows of the base table; every suite derives its sizes from it (see each
+suite's docstring and benchmarks/README.md). Before timing, every selected suite runs once at a tiny
+scale (warm-up of the JVM and code paths, and a first check that the contenders agree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from benchmarks import report, suite_auto_partition, suite_cdc, suite_partition_ops, suite_upsert
+from benchmarks.common import Bench, SuiteResult, environment_summary, load_average, new_namespace
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_HOME = REPO / "benchmarks" / "work"  # ignored by git
+DEFAULT_OUT = REPO / "benchmarks" / "RESULTS.md"
+MARKER = ".iceberg-doris-benchmarks"
+SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition"}
+WARMUP_SCALE = 2000
+
+
+def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *, warmup: bool = False) -> SuiteResult:
+    if suite == "a":
+        py_scale = args.pyiceberg_scale or min(scale, 1_000_000)
+        return suite_upsert.run(bench, scale, pyiceberg_scale=py_scale, measure_memory=not warmup)
+    if suite == "b":
+        return suite_cdc.run(bench, scale, batches=3 if warmup else args.cdc_batches, warmup=not warmup)
+    if suite == "c":
+        return suite_partition_ops.run(bench, scale, reps=1 if warmup else None, warmup=not warmup)
+    if suite == "d":
+        return suite_auto_partition.run(bench, scale, reps=1 if warmup else None, warmup=not warmup)
+    raise ValueError(f"unknown suite {suite!r}: choose from {', '.join(SUITES)}")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=int, default=200_000, help="N, rows of the base table (default 200000)")
+    parser.add_argument("--suites", default="a,b,c,d", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition)")
+    parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help="iceberg_doris home: catalog + warehouse + inputs; wiped at start")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write RESULTS.md ('-': stdout)")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions per measurement (median); c and d use at least 3 and 4")
+    parser.add_argument("--cdc-batches", type=int, default=suite_cdc.BATCHES, help="batches of the CDC stream (default 100)")
+    parser.add_argument("--pyiceberg-scale", type=int, default=None, help="rows for the pyiceberg upsert (default min(N, 1000000))")
+    parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's, 1g)")
+    parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the extra cProfile'd runs")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the tiny-scale warm-up pass")
+    args = parser.parse_args(argv)
+    args.suite_list = [s.strip() for s in args.suites.split(",") if s.strip()]
+    unknown = [s for s in args.suite_list if s not in SUITES]
+    if unknown:
+        parser.error(f"unknown suites {unknown}: choose from {', '.join(SUITES)}")
+    if args.scale < WARMUP_SCALE:
+        parser.error(f"--scale must be at least {WARMUP_SCALE}")
+    return args
+
+
+def prepare_home(home: Path) -> None:
+    """A fresh home each run; only a folder this tool made (it holds the marker file) is wiped."""
+    home = home.resolve()
+    if home.exists() and any(home.iterdir()):
+        if not (home / MARKER).exists():
+            raise SystemExit(f"{home} exists and was not made by the benchmarks ({MARKER} missing): choose another --home")
+        shutil.rmtree(home)
+    home.mkdir(parents=True, exist_ok=True)
+    (home / MARKER).write_text("made by python -m benchmarks.run; wiped at the start of each run\n")
+
+
+def git_info() -> dict[str, str]:
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    changed = [line[3:] for line in git("status", "--porcelain", "--", "iceberg_doris", "jvm").splitlines() if line.strip()]
+    dirty = f" + uncommitted changes in {', '.join(changed)}" if changed else ""
+    return {"commit": commit, "dirty": dirty}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started_wall = time.perf_counter()
+    started = dt.datetime.now(dt.timezone.utc)
+    log_start = time.perf_counter()
+
+    def log(message: str) -> None:
+        print(f"[{time.perf_counter() - log_start:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+    prepare_home(args.home)
+    import iceberg_doris
+
+    conf = {"spark.driver.memory": args.driver_memory} if args.driver_memory else None
+    log(f"starting Spark (home {args.home})")
+    spark = iceberg_doris.session(home=args.home.resolve(), conf=conf)
+    spark.sparkContext.setLogLevel("ERROR")
+    loads = {"start": load_average()}
+    work = args.home.resolve() / "inputs"
+    failures: list[tuple[str, str]] = []
+    warmup_text = ""
+    if args.warmup:
+        begun = time.perf_counter()
+        for suite in args.suite_list:
+            log(f"warm-up: suite {suite} at {WARMUP_SCALE} rows")
+            bench = Bench(spark, new_namespace(spark, f"warmup_{suite}"), work, args.home.resolve(), reps=1, profile=False, log=lambda m: None)
+            run_suite(suite, bench, WARMUP_SCALE, args, warmup=True)
+        warmup_text = (f"every selected suite once at {WARMUP_SCALE} rows (contenders checked there too), "
+                       f"{time.perf_counter() - begun:.0f} s, results discarded")
+    results: list[SuiteResult] = []
+    for suite in args.suite_list:
+        log(f"suite {suite} ({SUITES[suite]}) at N = {args.scale}")
+        bench = Bench(spark, new_namespace(spark, f"bench_{SUITES[suite]}"), work, args.home.resolve(), reps=args.reps, profile=args.profile, log=log)
+        try:
+            result = run_suite(suite, bench, args.scale, args)
+        except Exception as error:  # noqa: BLE001 - reported, and the exit code says so
+            traceback.print_exc()
+            failures.append((suite, f"{type(error).__name__}: {error}".splitlines()[0]))
+            log(f"suite {suite} FAILED: {error}")
+            continue
+        results.append(result)
+        loads[f"after {suite}"] = load_average()
+        for target in result.targets:
+            log(f"  target {target.name}: {target.show(target.measured)} ({'met' if target.met else 'missed'})")
+    environment = environment_summary(spark)
+    finished = dt.datetime.now(dt.timezone.utc)
+    info = report.RunInfo(
+        command=_command(argv),
+        scale=args.scale,
+        started=started.strftime("%Y-%m-%d %H:%M"),
+        finished=finished.strftime("%Y-%m-%d %H:%M"),
+        seconds=time.perf_counter() - started_wall,
+        environment=environment,
+        git=git_info(),
+        load_average=loads,
+        warmup=warmup_text,
+        failures=failures,
+    )
+    text = report.render(results, info)
+    if str(args.out) == "-":
+        sys.stdout.write(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+        log(f"wrote {args.out}")
+    spark.stop()
+    return 1 if failures else 0
+
+
+def _command(argv: list[str] | None) -> str:
+    arguments = sys.argv[1:] if argv is None else argv
+    return "python -m benchmarks.run " + " ".join(shlex.quote(a) for a in arguments)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
