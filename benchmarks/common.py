@@ -257,6 +257,7 @@ class SuiteResult:
     profiles: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
     memory: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    gc_seconds: float | None = None  # JVM garbage collection during the suite
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,7 +301,8 @@ class MemoryProbe:
     def _heap_pools(self) -> list[Any]:
         management = self.jvm.java.lang.management
         heap = management.MemoryType.HEAP
-        return [p for p in management.ManagementFactory.getMemoryPoolMXBeans() if p.getType().equals(heap)]
+        pools = management.ManagementFactory.getMemoryPoolMXBeans()
+        return [p for p in (pools.get(i) for i in range(pools.size())) if p.getType().equals(heap)]
 
     def __enter__(self) -> "MemoryProbe":
         self.jvm.java.lang.System.gc()
@@ -452,6 +454,13 @@ def py4j_calls(stats: pstats.Stats) -> int:
     """Number of Python-to-JVM round trips in a profile."""
     raw = stats.stats  # type: ignore[attr-defined]
     return sum(v[1] for (path, _line, name), v in raw.items() if name == "send_command" and "py4j" in path and "clientserver" in path)
+
+
+def jvm_gc_seconds(spark: "SparkSession") -> float:
+    """Total time Spark's JVM has spent in garbage collection so far (all collectors)."""
+    beans = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    # size()/get(i): iterating a Java list through py4j ends in an exception that PySpark converts slowly.
+    return sum(max(0, int(beans.get(i).getCollectionTime())) for i in range(beans.size())) / 1000
 
 
 def environment_summary(spark: "SparkSession") -> dict[str, str]:

@@ -147,7 +147,8 @@ def _suite(result: SuiteResult) -> list[str]:
         out.append("")
         out.extend(f"- {n}" for n in result.notes)
         out.append("")
-    out.append(f"Suite time: {result.seconds:.0f} s.")
+    gc = f" (of which JVM garbage collection: {result.gc_seconds:.1f} s)" if result.gc_seconds is not None else ""
+    out.append(f"Suite time: {result.seconds:.0f} s{gc}.")
     out.append("")
     return out
 

@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 
 from benchmarks import report, suite_auto_partition, suite_cdc, suite_partition_ops, suite_upsert
-from benchmarks.common import Bench, SuiteResult, environment_summary, load_average, new_namespace
+from benchmarks.common import Bench, SuiteResult, environment_summary, jvm_gc_seconds, load_average, new_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPO / "benchmarks" / "work"  # ignored by git
@@ -121,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     for suite in args.suite_list:
         log(f"suite {suite} ({SUITES[suite]}) at N = {args.scale}")
         bench = Bench(spark, new_namespace(spark, f"bench_{SUITES[suite]}"), work, args.home.resolve(), reps=args.reps, profile=args.profile, log=log)
+        gc_before = jvm_gc_seconds(spark)
         try:
             result = run_suite(suite, bench, args.scale, args)
+            result.gc_seconds = jvm_gc_seconds(spark) - gc_before
         except Exception as error:  # noqa: BLE001 - reported, and the exit code says so
             traceback.print_exc()
             failures.append((suite, f"{type(error).__name__}: {error}".splitlines()[0]))

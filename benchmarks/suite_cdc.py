@@ -35,6 +35,7 @@ from benchmarks.common import (
     file_counts,
     fmt_ratio,
     fmt_seconds,
+    jvm_gc_seconds,
     median,
     percentile,
     phase_times,
@@ -177,8 +178,11 @@ def run(bench: Bench, scale: int, *, batches: int = BATCHES, warmup: bool = True
     elif warmup:
         load_batch(0)
     latencies: list[float] = []
+    gc_per_batch: list[float] = []
     for b in range(1, batches + 1):
+        gc_before = jvm_gc_seconds(spark)
         seconds, rows = timed(lambda: load_batch(b))
+        gc_per_batch.append(jvm_gc_seconds(spark) - gc_before)
         loaded.append(b)
         latencies.append(seconds)
         if b % 10 == 0 or b == batches:
@@ -209,13 +213,14 @@ def run(bench: Bench, scale: int, *, batches: int = BATCHES, warmup: bool = True
 
     first, last = latencies[:WINDOW], latencies[-WINDOW:]
     p95_first, p95_last = percentile(first, 95), percentile(last, 95)
+    gc_first, gc_last = gc_per_batch[:WINDOW], gc_per_batch[-WINDOW:]
     result.tables.append(ResultTable(
         "Per-batch latency (doris.load MERGE)",
-        ["batches", "p50", "p95", "max"],
+        ["batches", "p50", "p95", "max", "JVM GC during these batches"],
         [
-            [f"first {len(first)}", fmt_seconds(percentile(first, 50)), fmt_seconds(p95_first), fmt_seconds(max(first))],
-            [f"last {len(last)}", fmt_seconds(percentile(last, 50)), fmt_seconds(p95_last), fmt_seconds(max(last))],
-            ["all", fmt_seconds(percentile(latencies, 50)), fmt_seconds(percentile(latencies, 95)), fmt_seconds(max(latencies))],
+            [f"first {len(first)}", fmt_seconds(percentile(first, 50)), fmt_seconds(p95_first), fmt_seconds(max(first)), fmt_seconds(sum(gc_first))],
+            [f"last {len(last)}", fmt_seconds(percentile(last, 50)), fmt_seconds(p95_last), fmt_seconds(max(last)), fmt_seconds(sum(gc_last))],
+            ["all", fmt_seconds(percentile(latencies, 50)), fmt_seconds(percentile(latencies, 95)), fmt_seconds(max(latencies)), fmt_seconds(sum(gc_per_batch))],
         ],
     ))
     windows = [latencies[i : i + WINDOW] for i in range(0, len(latencies), WINDOW)]

@@ -38,10 +38,9 @@ def check(result: SuiteResult) -> None:
 
 @pytest.mark.spark
 def test_upsert_contenders_agree(bench):
-    result = suite_upsert.run(bench, TINY, fractions=(0.05,), measure_memory=True)
+    result = suite_upsert.run(bench, TINY, fractions=(0.05,), measure_memory=False)
     check(result)
     assert len(result.targets) == 3
-    assert {"doris.load (UNIQUE KEY, MoW)", "pyiceberg upsert (v2)"} <= set(result.memory["by_contender"])
 
 
 @pytest.mark.spark
