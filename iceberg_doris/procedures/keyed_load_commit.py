@@ -96,14 +96,15 @@ def _attempt(
     snapshot = _head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
     spark = iceberg.spark
-    row_filter = iceberg_expression(iceberg, both(touched, key_filter(batch, shape)))
+    candidates = both(touched, key_filter(batch, shape))  # computed once: it runs Spark jobs
+    row_filter = iceberg_expression(iceberg, candidates)
     data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
     if snapshot_id is None:
         live = spark.createDataFrame([], _live_schema(spark, handle, shape))
         stored = None
     else:
         table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
-        table_frame = table_frame.filter(to_sql(both(touched, key_filter(batch, shape))))
+        table_frame = table_frame.filter(to_sql(candidates))
         live = plan.live_rows(table_frame, batch, shape)
         stored = None
         if shape.sequence_column and data_files:
