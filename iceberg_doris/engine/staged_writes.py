@@ -1,53 +1,44 @@
-"""Writing data files with Spark without publishing them (Iceberg write-audit-publish).
+"""Writing data files with Spark without committing them.
 
-Spark writes a DataFrame into a table as an unpublished ("staged") snapshot tagged with a WAP id:
-no branch points to it, so no reader sees it. The caller then publishes the staged data files
-in its own single commit, together with delete files and Doris metadata. A staged snapshot that
-never gets published is garbage for ``expire_snapshots`` / ``remove_orphan_files``.
+Spark writes a DataFrame into a table through Iceberg's writer, with the table's partitioning,
+sort order and distribution, but instead of committing a snapshot the write hands its data files
+to Iceberg's ``FileRewriteCoordinator`` (the mechanism of Iceberg's own rewrite actions), selected
+per write by the option ``rewritten-file-scan-task-set-id``. The caller then publishes the files in
+its own single commit, together with delete files and Doris metadata. Nothing is session-wide, so a
+concurrent plain Spark write to the same table is never caught up in it, and no extra catalog
+commit happens. Files of a write that is never published are orphans for ``doris.cleanup``.
+
+Format v3 tables get the row-lineage columns ``_row_id`` / ``_last_updated_sequence_number`` as
+nulls, which the spec reads as "assigned at commit" (the rewrite writer expects them).
 """
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import TYPE_CHECKING
 
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.engine.table_names import TableName
-from iceberg_doris.errors import LoadError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-WAP_ID_CONF = "spark.wap.id"
-WAP_ENABLED = "write.wap.enabled"
-# spark.wap.id is a session setting; writes that stage files take turns setting it.
-_wap_lock = threading.Lock()
+STAGE_OPTION = "rewritten-file-scan-task-set-id"
+LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 
 
 def stage_data_files(iceberg: IcebergJava, name: TableName, frame: "DataFrame") -> list[JavaObject]:
-    """Writes ``frame`` (columns in table order) as staged data files; returns their DataFiles."""
+    """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles."""
+    from pyspark.sql import functions as F
+
     table = iceberg.load_table(name)
-    if str(table.properties().get(WAP_ENABLED) or "false").lower() != "true":
-        raise LoadError(
-            f"Table {name.qualified} does not allow staged writes: set {WAP_ENABLED}=true "
-            f"(ALTER TABLE {name.qualified} SET TBLPROPERTIES ('{WAP_ENABLED}'='true')); tables made by "
-            "doris.create_table have it"
-        )
-    wap_id = f"doris-{uuid.uuid4().hex}"
-    spark = frame.sparkSession
-    with _wap_lock:
-        previous = spark.conf.get(WAP_ID_CONF, None)
-        spark.conf.set(WAP_ID_CONF, wap_id)
-        try:
-            frame.writeTo(name.sql).append()
-        finally:
-            if previous is None:
-                spark.conf.unset(WAP_ID_CONF)
-            else:
-                spark.conf.set(WAP_ID_CONF, previous)
-    table = iceberg.load_table(name)
-    for snapshot in table.snapshots():
-        if snapshot.summary().get("wap.id") == wap_id:
-            return list(snapshot.addedDataFiles(table.io()))
-    return []  # Spark commits no snapshot for an empty write
+    if int(table.operations().current().formatVersion()) >= 3:
+        frame = frame.select("*", *[F.lit(None).cast("long").alias(c) for c in LINEAGE_COLUMNS])
+    file_set_id = f"doris-{uuid.uuid4().hex}"
+    try:
+        # The DataFrameWriter (v1) route: Iceberg's source resolves the table with the option set,
+        # which DataFrameWriterV2 does not (its column check would refuse the lineage columns).
+        frame.write.format("iceberg").option(STAGE_OPTION, file_set_id).mode("append").save(name.sql)
+    finally:
+        files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
+    return files
