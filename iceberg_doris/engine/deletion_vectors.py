@@ -33,13 +33,13 @@ import json
 import struct
 import uuid
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from py4j.java_collections import JavaList
 from pyroaring import BitMap64
 
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items, split_locations
 from iceberg_doris.errors import DorisError, TableStateError
 
 DV_BLOB_TYPE = "deletion-vector-v1"
@@ -344,9 +344,65 @@ def read_deletion_vector(iceberg: IcebergJava, table: JavaObject, delete_file: J
         raise DeletionVectorFormatError(f"{location} at offset {offset}: {error}") from None
 
 
+class PlannedDataFiles(Mapping[str, JavaObject]):
+    """Data files of a JVM-side plan by location; a DataFile crosses py4j only when asked for."""
+
+    def __init__(self, plan: JavaObject):
+        self._plan = plan
+        self._locations = split_locations(str(plan.locations()))
+        self._known = set(self._locations)
+        self._fetched: dict[str, JavaObject] = {}
+
+    def __getitem__(self, location: str) -> JavaObject:
+        if location not in self._known:
+            raise KeyError(location)
+        if location not in self._fetched:
+            self._fetched[location] = self._plan.dataFile(location)
+        return self._fetched[location]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._locations)
+
+    def __len__(self) -> int:
+        return len(self._locations)
+
+    def __contains__(self, location: object) -> bool:
+        return location in self._known
+
+
+class PlannedPositionDeletes(Mapping[str, list[JavaObject]]):
+    """The position delete files / DV of each planned data file that has any."""
+
+    def __init__(self, plan: JavaObject):
+        self._plan = plan
+        self._locations = split_locations(str(plan.locationsWithPositionDeletes()))
+        self._known = set(self._locations)
+
+    def __getitem__(self, location: str) -> list[JavaObject]:
+        if location not in self._known:
+            raise KeyError(location)
+        return java_items(self._plan.positionDeletes(location))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._locations)
+
+    def __len__(self) -> int:
+        return len(self._locations)
+
+    def __contains__(self, location: object) -> bool:
+        return location in self._known
+
+
+def plan_live_files(table: JavaObject, snapshot_id: int, row_filter: JavaObject | None = None) -> JavaObject:
+    """The JVM-side plan (io.icebergdoris.iceberg.LiveFiles) of a snapshot's live files."""
+    from pyspark import SparkContext
+
+    return SparkContext._jvm.io.icebergdoris.iceberg.LiveFiles.plan(table, snapshot_id, row_filter)
+
+
 def live_files(
     table: JavaObject, *, snapshot_id: int | None = None, row_filter: JavaObject | None = None
-) -> tuple[dict[str, JavaObject], dict[str, list[JavaObject]]]:
+) -> tuple[Mapping[str, JavaObject], Mapping[str, list[JavaObject]]]:
     """The live data files of a snapshot (default: current; only those that may hold rows matching
     the Iceberg expression ``row_filter`` if given) by location, and the position delete files and
     DVs that apply to each: the ``data_files`` and ``existing`` arguments of the writers."""
@@ -355,23 +411,8 @@ def live_files(
         if snapshot is None:
             return {}, {}
         snapshot_id = snapshot.snapshotId()
-    data_files: dict[str, JavaObject] = {}
-    deletes: dict[str, list[JavaObject]] = {}
-    scan = table.newScan().useSnapshot(snapshot_id)
-    if row_filter is not None:
-        scan = scan.filter(row_filter)
-    tasks = scan.planFiles()
-    try:
-        for task in tasks.iterator():
-            data_file = task.file()
-            location = str(data_file.location())
-            data_files[location] = data_file
-            attached = [d for d in task.deletes() if int(d.content().id()) == 1]  # position deletes / DVs
-            if attached:
-                deletes[location] = attached
-    finally:
-        tasks.close()
-    return data_files, deletes
+    plan = plan_live_files(table, int(snapshot_id), row_filter)
+    return PlannedDataFiles(plan), PlannedPositionDeletes(plan)
 
 
 def write_deletion_vectors(
@@ -452,7 +493,9 @@ def write_deletion_vectors(
 def _as_list(value: JavaObject | Sequence[JavaObject] | None) -> list[JavaObject]:
     if value is None:
         return []
-    if isinstance(value, (list, tuple, JavaList)):
+    if isinstance(value, JavaList):
+        return java_items(value)
+    if isinstance(value, (list, tuple)):
         return list(value)
     return [value]
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.deletion_vectors import plan_live_files
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.table_model.partition_predicates import Predicate
 
@@ -29,8 +30,7 @@ def files_matching(iceberg: IcebergJava, table: JavaObject, predicate: Predicate
     snapshot = table.currentSnapshot() if ref is None else _ref_snapshot(table, ref)
     if snapshot is None:
         return FileSet()
-    scan = table.newScan().useSnapshot(snapshot.snapshotId()).filter(iceberg_expression(iceberg, predicate))
-    return _collect(scan)
+    return _collect(plan_live_files(table, int(snapshot.snapshotId()), iceberg_expression(iceberg, predicate)))
 
 
 def all_files(table: JavaObject, *, ref: str | None = None) -> FileSet:
@@ -38,7 +38,7 @@ def all_files(table: JavaObject, *, ref: str | None = None) -> FileSet:
     snapshot = table.currentSnapshot() if ref is None else _ref_snapshot(table, ref)
     if snapshot is None:
         return FileSet()
-    return _collect(table.newScan().useSnapshot(snapshot.snapshotId()))
+    return _collect(plan_live_files(table, int(snapshot.snapshotId())))
 
 
 def stage_replacement(
@@ -90,20 +90,7 @@ def _ref_snapshot(table: JavaObject, ref: str) -> JavaObject | None:
     return table.snapshot(found.snapshotId()) if found is not None else None
 
 
-def _collect(scan: JavaObject) -> FileSet:
-    result = FileSet()
-    seen_deletes: set[str] = set()
-    tasks = scan.planFiles()
-    try:
-        iterator = tasks.iterator()  # py4j iterates java.util collections, not Iceberg's CloseableIterable
-        while iterator.hasNext():
-            task = iterator.next()
-            result.data_files.append(task.file())
-            for delete_file in task.deletes():
-                location = str(delete_file.location())
-                if location not in seen_deletes:
-                    seen_deletes.add(location)
-                    result.delete_files.append(delete_file)
-    finally:
-        tasks.close()
-    return result
+def _collect(plan: JavaObject) -> FileSet:
+    # Each delete file once: DVs of several data files share one Puffin file, so the plan tells
+    # them apart by location and blob offset.
+    return FileSet(java_items(plan.dataFiles()), java_items(plan.deleteFiles()))

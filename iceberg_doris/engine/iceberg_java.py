@@ -30,6 +30,10 @@ class IcebergJava:
         self.schema_class = iceberg.Schema
         self.spark_schema_util = iceberg.spark.SparkSchemaUtil
         self.spark3_util = iceberg.spark.Spark3Util
+        # Our JVM helpers (jvm/src/main/java/io/icebergdoris/iceberg): loops over Iceberg objects
+        # run there, because each py4j round trip costs ~0.1 ms and each Python iteration over a
+        # Java collection ends in an exception that costs ~10 ms.
+        self.helpers = self.jvm.io.icebergdoris.iceberg
 
     @property
     def catalog_name(self) -> str:
@@ -83,6 +87,17 @@ class IcebergJava:
         for key, value in items.items():
             result.put(key, value)
         return result
+
+
+def java_items(collection: JavaObject) -> list[JavaObject]:
+    """The elements of a java.util.List as a Python list, by index: iterating it from Python
+    would end in a NoSuchElementException that py4j and PySpark take ~10 ms to convert."""
+    return [collection.get(i) for i in range(int(collection.size()))]
+
+
+def split_locations(joined: str) -> list[str]:
+    """Locations joined by the JVM helpers' separator (a newline, which file URIs cannot hold)."""
+    return joined.split("\n") if joined else []
 
 
 def java_class(error: Py4JJavaError) -> str:

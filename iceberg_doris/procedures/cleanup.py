@@ -50,15 +50,16 @@ class CleanupProcedure(Procedure):
         else:
             cutoff = dt.datetime.now() - DEFAULT_AGE
         cutoff_ms = int(cutoff.timestamp() * 1000)
-        before = sum(1 for _ in handle.table.snapshots())
+        before = int(handle.iceberg.helpers.SnapshotHistory.count(handle.table))
         actions = spark.sparkContext._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
         expired = (
             actions.expireSnapshots(handle.table).expireOlderThan(cutoff_ms).retainLast(int(args["retain_last"])).execute()
         )
         table = handle.iceberg.load_table(handle.name)
         orphans = actions.deleteOrphanFiles(table).olderThan(cutoff_ms).execute()
-        after = sum(1 for _ in table.snapshots())
-        orphan_count = sum(1 for _ in orphans.orphanFileLocations())
+        after = int(handle.iceberg.helpers.SnapshotHistory.count(table))
+        iterables = handle.iceberg.jvm.org.apache.iceberg.relocated.com.google.common.collect.Iterables
+        orphan_count = int(iterables.size(orphans.orphanFileLocations()))
         return [
             (
                 before - after,

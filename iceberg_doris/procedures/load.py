@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_replacement
-from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import stage_model
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import TableName
@@ -177,7 +177,7 @@ class LoadRequest:
 def execute_load(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> tuple[Any, ...]:
     started = time.monotonic()
     label = request.label or f"{request.operation}_{uuid.uuid4().hex}"
-    check_label_unused(handle.table, handle.name, label)
+    check_label_unused(handle.iceberg, handle.table, handle.name, label)
     frame = read_source(
         spark,
         source=request.source,
@@ -286,13 +286,13 @@ def target_column(column: ColumnModel) -> TargetColumn:
     )
 
 
-def check_label_unused(table: JavaObject, name: TableName, label: str) -> None:
-    for snapshot in table.snapshots():
-        if snapshot.summary().get(LABEL_KEY) == label:
-            raise LoadError(
-                f"Label [{label}] has already been used on {name.qualified} (snapshot {snapshot.snapshotId()}); "
-                "a label loads once: choose a new one"
-            )
+def check_label_unused(iceberg: IcebergJava, table: JavaObject, name: TableName, label: str) -> None:
+    snapshot_id = int(iceberg.helpers.SnapshotHistory.findBySummary(table, LABEL_KEY, label))
+    if snapshot_id != -1:
+        raise LoadError(
+            f"Label [{label}] has already been used on {name.qualified} (snapshot {snapshot_id}); "
+            "a label loads once: choose a new one"
+        )
 
 
 @dataclass
@@ -379,7 +379,7 @@ def publish_keyed(
         raise LoadError("overwrite loads into UNIQUE or AGGREGATE KEY tables are not supported: use insert_overwrite on a DUPLICATE KEY table, or delete then load")
 
     def stage_partitions(fresh: DorisTable, transaction: JavaObject) -> None:
-        check_label_unused(fresh.table, fresh.name, commit.label)
+        check_label_unused(fresh.iceberg, fresh.table, fresh.name, commit.label)
         if routed.partitions is not None:
             merged = merge_partitions(fresh, routed)
             if merged is not fresh.model.partitions:
@@ -482,7 +482,7 @@ def commit_load(handle: DorisTable, routed: RoutedRows, commit: LoadCommit) -> i
 
     def build(table: JavaObject, transaction: JavaObject) -> None:
         fresh = reopen(handle, table)
-        check_label_unused(table, handle.name, commit.label)
+        check_label_unused(handle.iceberg, table, handle.name, commit.label)
         partitions = fresh.model.partitions
         if routed.partitions is not None:
             partitions = merge_partitions(fresh, routed)

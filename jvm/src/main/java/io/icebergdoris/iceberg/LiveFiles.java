@@ -1,0 +1,122 @@
+package io.icebergdoris.iceberg;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableScan;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * The live data files of one snapshot with the delete files that apply to each, planned in the
+ * JVM. Python reads the plan in a handful of py4j calls: walking Iceberg's scan tasks from Python
+ * costs several round trips per file and an exception-ended iteration per delete list.
+ */
+public final class LiveFiles {
+
+  /** Separates locations in the strings handed to Python; it cannot occur in a file URI. */
+  public static final String SEPARATOR = "\n";
+
+  private final Map<String, DataFile> dataFiles = new LinkedHashMap<>();
+  private final Map<String, List<DeleteFile>> positionDeletes = new LinkedHashMap<>();
+  private final Map<String, List<DeleteFile>> allDeletes = new LinkedHashMap<>();
+  private final Map<String, DeleteFile> distinctDeletes = new LinkedHashMap<>();
+
+  private LiveFiles() {}
+
+  /** Plans the files of {@code snapshotId} that may hold rows matching {@code filter} (null: all). */
+  public static LiveFiles plan(Table table, long snapshotId, Expression filter) {
+    TableScan scan = table.newScan().useSnapshot(snapshotId);
+    if (filter != null) {
+      scan = scan.filter(filter);
+    }
+    LiveFiles result = new LiveFiles();
+    try (CloseableIterable<FileScanTask> tasks = scan.planFiles()) {
+      for (FileScanTask task : tasks) {
+        result.add(task);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return result;
+  }
+
+  private void add(FileScanTask task) {
+    String location = task.file().location();
+    dataFiles.put(location, task.file());
+    List<DeleteFile> positions = new ArrayList<>();
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() == FileContent.POSITION_DELETES) {
+        positions.add(delete);
+      }
+      // Deletion vectors share one Puffin file: a delete file is its location plus blob offset.
+      distinctDeletes.putIfAbsent(delete.location() + "@" + delete.contentOffset(), delete);
+    }
+    if (!positions.isEmpty()) {
+      positionDeletes.put(location, positions);
+    }
+    if (!task.deletes().isEmpty()) {
+      allDeletes.put(location, new ArrayList<>(task.deletes()));
+    }
+  }
+
+  public int size() {
+    return dataFiles.size();
+  }
+
+  /** Data file locations, in plan order, joined by {@link #SEPARATOR}. */
+  public String locations() {
+    return String.join(SEPARATOR, dataFiles.keySet());
+  }
+
+  /** Locations of the data files that have position deletes or a deletion vector. */
+  public String locationsWithPositionDeletes() {
+    return String.join(SEPARATOR, positionDeletes.keySet());
+  }
+
+  public DataFile dataFile(String location) {
+    return dataFiles.get(location);
+  }
+
+  /** The position delete files / deletion vector of one data file (empty if none). */
+  public List<DeleteFile> positionDeletes(String location) {
+    return positionDeletes.getOrDefault(location, Collections.emptyList());
+  }
+
+  /** Locations of the data files that have delete files of any kind. */
+  public String locationsWithDeletes() {
+    return String.join(SEPARATOR, allDeletes.keySet());
+  }
+
+  /** Every delete file (of any kind) that applies to one data file. */
+  public List<DeleteFile> deletes(String location) {
+    return allDeletes.getOrDefault(location, Collections.emptyList());
+  }
+
+  public List<DataFile> dataFiles() {
+    return new ArrayList<>(dataFiles.values());
+  }
+
+  /** Every delete file that applies to some planned data file, each once. */
+  public List<DeleteFile> deleteFiles() {
+    return new ArrayList<>(distinctDeletes.values());
+  }
+
+  /** Records in the planned data files, before deletes. */
+  public long recordCount() {
+    long total = 0;
+    for (DataFile file : dataFiles.values()) {
+      total += file.recordCount();
+    }
+    return total;
+  }
+}
