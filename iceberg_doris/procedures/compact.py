@@ -8,7 +8,8 @@ late row cannot bring a deleted key back) live in data files whose every row is 
 file is kept, with its bitmap, while it is younger than the table property
 ``doris.tombstone-retention-hours`` (default 168, one week); older ones are dropped, as Doris's base
 compaction drops delete-sign rows. A row older than a delete that arrives after its tombstone was
-dropped is loaded like a new row.
+dropped is loaded like a new row. Tables without a sequence column have no tombstones: their fully
+deleted files are dropped at once.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from py4j.protocol import Py4JJavaError
 
 from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.iceberg_java import java_class, java_message
+from iceberg_doris.engine.deletion_vectors import plan_live_files
+from iceberg_doris.engine.iceberg_java import java_class, java_items, java_message, split_locations
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.staged_writes import stage_data_files
@@ -43,8 +45,8 @@ class CompactProcedure(Procedure):
     summary = "Rewrites files with deleted rows into files of live rows, in one commit no reader notices."
     details = (
         "Drops deleted rows and their deletion vectors / position deletes; keeps tombstone files younger than "
-        f"the table property {RETENTION_PROPERTY} (default {RETENTION_DEFAULT_HOURS:g}). partitions limits "
-        "it to some partitions."
+        f"the table property {RETENTION_PROPERTY} (default {RETENTION_DEFAULT_HOURS:g}) on tables with a sequence "
+        "column (elsewhere fully deleted files are dropped at once). partitions limits it to some partitions."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),
@@ -79,33 +81,30 @@ class CompactProcedure(Procedure):
         retention_hours = float(handle.table.properties().get(RETENTION_PROPERTY) or RETENTION_DEFAULT_HOURS)
         cutoff_ms = int(time.time() * 1000 - retention_hours * 3600 * 1000)
         snapshot_id = int(snapshot.snapshotId())
-        scan = handle.table.newScan().useSnapshot(snapshot_id).filter(iceberg_expression(handle.iceberg, predicate))
+        # Only sequence tables have tombstones (deleted rows that still guard their key against
+        # late, older rows); elsewhere a fully deleted file guards nothing and goes at once.
+        guards_tombstones = handle.model.sequence_column is not None
+        plan = plan_live_files(handle.table, snapshot_id, iceberg_expression(handle.iceberg, predicate))
         rewrite, removed_deletes = FileSet(), FileSet()
         kept = dropped = 0
-        tasks = scan.planFiles()
         seen_deletes: set[str] = set()
-        try:
-            iterator = tasks.iterator()
-            while iterator.hasNext():
-                task = iterator.next()
-                deletes = list(task.deletes())
-                if not deletes:
-                    continue
-                data_file = task.file()
-                deleted = sum(int(d.recordCount()) for d in deletes if _is_scoped_to(d, data_file))
-                if deleted >= int(data_file.recordCount()) and _added_after(handle.table, data_file, cutoff_ms):
-                    kept += 1  # may hold tombstones still guarding their keys
-                    continue
-                if deleted >= int(data_file.recordCount()):
-                    dropped += 1
-                rewrite.data_files.append(data_file)
-                for delete_file in deletes:
-                    location = f"{delete_file.location()}#{delete_file.contentOffset()}"
-                    if location not in seen_deletes:
-                        seen_deletes.add(location)
-                        removed_deletes.delete_files.append(delete_file)
-        finally:
-            tasks.close()
+        history = handle.iceberg.helpers.SnapshotHistory
+        for location in split_locations(str(plan.locationsWithDeletes())):
+            deletes = java_items(plan.deletes(location))
+            data_file = plan.dataFile(location)
+            deleted = sum(int(d.recordCount()) for d in deletes if _is_scoped_to(d, location))
+            fully_deleted = deleted >= int(data_file.recordCount())
+            if fully_deleted and guards_tombstones and _added_after(history, handle.table, data_file, cutoff_ms):
+                kept += 1  # may hold tombstones still guarding their keys
+                continue
+            if fully_deleted:
+                dropped += 1
+            rewrite.data_files.append(data_file)
+            for delete_file in deletes:
+                key = f"{delete_file.location()}#{delete_file.contentOffset()}"
+                if key not in seen_deletes:
+                    seen_deletes.add(key)
+                    removed_deletes.delete_files.append(delete_file)
         if not rewrite.data_files:
             return [(0, 0, 0, 0, kept, snapshot_id)]
         paths = {str(f.location()) for f in rewrite.data_files}
@@ -133,17 +132,15 @@ class CompactProcedure(Procedure):
         return [(len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, int(after.snapshotId()))]
 
 
-def _is_scoped_to(delete_file: Any, data_file: Any) -> bool:
+def _is_scoped_to(delete_file: Any, location: str) -> bool:
     referenced = delete_file.referencedDataFile()
-    return referenced is None or str(referenced) == str(data_file.location())
+    return referenced is None or str(referenced) == location
 
 
-def _added_after(table: Any, data_file: Any, cutoff_ms: int) -> bool:
+def _added_after(history: Any, table: Any, data_file: Any, cutoff_ms: int) -> bool:
     """Whether the snapshot that added the file is younger than the retention cutoff."""
     sequence = data_file.dataSequenceNumber()
     if sequence is None:
         return True
-    for snapshot in table.snapshots():
-        if int(snapshot.sequenceNumber()) == int(sequence):
-            return int(snapshot.timestampMillis()) >= cutoff_ms
-    return False
+    committed = int(history.committedAtMillis(table, int(sequence)))
+    return committed >= cutoff_ms if committed >= 0 else False
