@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections import ChainMap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -114,21 +115,23 @@ def _attempt(
     try:
         if shape.partial:
             check_partial_new_keys(handle, decided, shape)
-        replaced = decided.filter(F.col(plan.WINS) & F.col(plan.FILE).isNotNull())
-        positions = [(r[0], r[1], r[2]) for r in replaced.select(plan.FILE, plan.POSITION, plan.DELETE).collect()]
+        # One job tells both which live rows are replaced and whether any delete wins (tombstones).
+        marked = decided.filter(F.col(plan.WINS) & (F.col(plan.FILE).isNotNull() | F.col(plan.DELETE)))
+        marks = marked.select(plan.FILE, plan.POSITION, plan.DELETE).collect()
+        positions = [(r[0], r[1], r[2]) for r in marks if r[0] is not None]
         upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape))
         tombstone_files = []
-        if shape.sequence_column:
+        if shape.sequence_column and any(r[2] for r in marks):
             tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))
     finally:
         decided.unpersist()
     deletes: dict[str, BitMap64] = {}
     for location, position, _ in positions:
         deletes.setdefault(location, BitMap64()).add(int(position))
-    for data_file in tombstone_files:
-        location = str(data_file.location())
-        data_files[location] = data_file
+    tombstones_by_location = {str(f.location()): f for f in tombstone_files}
+    for location, data_file in tombstones_by_location.items():
         deletes[location] = BitMap64(range(int(data_file.recordCount())))
+    data_files = ChainMap(tombstones_by_location, data_files)
     table = iceberg.load_table(handle.name)
     if format_version(table) >= 3:
         added_deletes, removed_deletes = write_deletion_vectors(iceberg, table, deletes, data_files=data_files, existing=existing)
@@ -181,13 +184,13 @@ def key_filter(batch: "DataFrame", shape: plan.KeyedLoadShape) -> Predicate:
     except PartitionError:
         return TRUE  # a key type Iceberg literals are not built for here: no pruning
     name = column.name
-    stats = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`"), F.countDistinct(f"`{name}`")).collect()[0]
-    low, high, distinct = stats
-    if low is None:
+    # Few keys (the usual CDC batch): one job returns them all; many: a second one their range.
+    values = [r[0] for r in batch.select(f"`{name}`").distinct().limit(KEY_LIST_LIMIT + 1).collect()]
+    if not values:
         return TRUE
-    if distinct <= KEY_LIST_LIMIT:
-        values = tuple(r[0] for r in batch.select(f"`{name}`").distinct().collect())
-        return InValues(name, values, kind)
+    if len(values) <= KEY_LIST_LIMIT:
+        return InValues(name, tuple(values), kind)
+    low, high = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`")).collect()[0]
     return both(Compare(name, ">=", low, kind), Compare(name, "<=", high, kind))
 
 

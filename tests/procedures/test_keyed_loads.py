@@ -242,3 +242,29 @@ def test_cdc_stream_in_any_batch_order_leaves_what_doris_would(spark, namespace,
         assert readers_agree(spark, py_catalog, table) == want
         contents = {r[0] for r in spark.sql(f"SELECT content FROM {table}.files").collect()}
         assert contents <= {0, 1}  # data files and deletion vectors only
+
+
+def test_compact_drops_fully_deleted_files_at_once_without_a_sequence_column(spark, namespace, py_catalog):
+    # No sequence column, so no tombstones: a fully deleted file guards nothing and goes at once,
+    # although the default retention (168 h) would keep it on a sequence table.
+    table = unique_table(spark, namespace, buckets=1)
+    doris.load(spark, table=table, query=values(["(1,'a',1)", "(2,'b',1)"]))
+    doris.load(spark, table=table, query=values(["(1,'a2',1)", "(2,'b2',1)"]))  # every row of file 1 replaced
+    result = spark.sql(f"CALL doris.compact('{table}')").collect()[0]
+    assert (result.dropped_tombstone_files, result.kept_tombstone_files) == (1, 0)
+    assert spark.sql(f"SELECT count(*) FROM {table}.delete_files").collect()[0][0] == 0
+    assert spark.sql(f"SELECT count(*) FROM {table}.files").collect()[0][0] == 1
+    assert readers_agree(spark, py_catalog, table) == [(1, "a2", 1), (2, "b2", 1)]
+
+
+def test_a_load_adds_exactly_one_snapshot_and_no_session_state(spark, namespace):
+    # Data files are staged in the JVM, not as an unpublished snapshot under a session-wide WAP
+    # id, so a plain Spark write running meanwhile in another thread would be committed normally.
+    table = unique_table(spark, namespace, properties='"function_column.sequence_col" = "s"')
+    counts = []
+    for batch, merge_type in ((["(1,'a',1)", "(2,'b',1)"], "APPEND"), (["(1,'a2',2)"], "APPEND"), (["(2,'x',3)"], "DELETE")):
+        doris.load(spark, table=table, query=values(batch), merge_type=merge_type)
+        counts.append(spark.sql(f"SELECT count(*) FROM {table}.snapshots").collect()[0][0])
+        assert spark.conf.get("spark.wap.id", None) is None
+    assert counts == [counts[0], counts[0] + 1, counts[0] + 2]
+    assert rows(spark, table) == [(1, "a2", 2)]
