@@ -244,9 +244,8 @@ def run(bench: Bench, scale: int, *, batches: int = BATCHES, warmup: bool = True
     result.notes.append(
         f"doris.compact took {fmt_seconds(compact_seconds)}: rewrote {row.rewritten_data_files} data files into "
         f"{row.added_data_files}, removed {row.removed_delete_files} delete files, dropped {row.dropped_tombstone_files} "
-        f"and kept {row.kept_tombstone_files} fully deleted files (kept while younger than "
-        f"doris.tombstone-retention-hours, default 168, with their deletion vectors, although this table has no "
-        f"sequence column and so no tombstones)."
+        f"and kept {row.kept_tombstone_files} fully deleted files (this table has no sequence column, so no "
+        f"tombstones: fully deleted files go at once)."
     )
     if len(profiled) == 2:
         (before_s, before), (after_s, after) = profiled

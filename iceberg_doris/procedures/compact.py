@@ -30,7 +30,7 @@ from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
-from iceberg_doris.table_model.partition_predicates import TRUE, partition_predicate, union
+from iceberg_doris.table_model.partition_predicates import TRUE, partition_predicate, to_sql, union
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -109,6 +109,8 @@ class CompactProcedure(Procedure):
             return [(0, 0, 0, 0, kept, snapshot_id)]
         paths = {str(f.location()) for f in rewrite.data_files}
         frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+        # The partition filter prunes the scan to the chosen partitions; _file alone does not.
+        frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
         live = frame.filter(F.col("_file").isin(list(paths))).select(*[f"`{c}`" for c in frame.columns])
         added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
         removed = FileSet(rewrite.data_files, removed_deletes.delete_files)

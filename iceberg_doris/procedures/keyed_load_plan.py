@@ -76,10 +76,31 @@ def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShap
     from pyspark.sql import functions as F
 
     keys = list(shape.keys)
-    columns = [c.name for c in shape.model.columns]
+    columns = live_columns_needed(shape)
     # Metadata columns resolve only on the table relation itself: select them before joining.
     base = table_frame.select(*[F.col(_q(k)).alias(k) for k in keys], *[F.col(_q(c)).alias(LIVE + c) for c in columns], FILE, POSITION)
     return base.join(batch.select(*[_q(k) for k in keys]), keys, "left_semi")
+
+
+def live_columns_needed(shape: KeyedLoadShape) -> list[str]:
+    """The stored values a load reads besides keys, file and position: a full-row upsert reads
+    none (only the key columns are scanned); aggregate and partial loads merge with the stored
+    row; a delete's tombstone fills NOT NULL columns from it; an unsupplied sequence column keeps
+    the stored value."""
+    model = shape.model
+    needed: set[str] = set()
+    for column in model.columns:
+        if column.is_key:
+            continue
+        if model.keys_model is KeysModel.AGGREGATE:
+            needed.add(column.name)
+        elif shape.partial and column.name not in shape.supplied:
+            needed.add(column.name)
+        elif shape.sequence_column and not column.nullable:
+            needed.add(column.name)
+    if shape.sequence_column and not shape.sequence_supplied:
+        needed.add(shape.sequence_column)
+    return [c.name for c in model.columns if c.name in needed]
 
 
 def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
@@ -142,7 +163,7 @@ def tombstones(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     values = []
     for column in shape.model.columns:
         value = F.col(SEQUENCE) if column.name == HIDDEN_SEQUENCE_COLUMN else F.col(_q(column.name))
-        if not column.nullable:
+        if not column.nullable and not column.is_key:
             value = F.coalesce(value, F.col(_q(LIVE + column.name)))
         values.append(value.cast(column.spark_type).alias(column.name))
     return decided.filter(F.col(WINS) & F.col(DELETE)).select(*values)

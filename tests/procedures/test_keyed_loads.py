@@ -268,3 +268,24 @@ def test_a_load_adds_exactly_one_snapshot_and_no_session_state(spark, namespace)
         assert spark.conf.get("spark.wap.id", None) is None
     assert counts == [counts[0], counts[0] + 1, counts[0] + 2]
     assert rows(spark, table) == [(1, "a2", 2)]
+
+
+def test_compact_limited_to_partitions_leaves_the_others_alone(spark, namespace, py_catalog):
+    doris.create_table(
+        spark,
+        ddl=f"""CREATE TABLE {namespace}.p (k INT NOT NULL, v STRING, s INT) UNIQUE KEY(k)
+        PARTITION BY RANGE(k) (PARTITION p1 VALUES LESS THAN ("100"), PARTITION p2 VALUES LESS THAN ("200"))
+        DISTRIBUTED BY HASH(k) BUCKETS 1""",
+    )
+    table = f"{namespace}.p"
+    doris.load(spark, table=table, query=values(["(1,'a',1)", "(2,'b',1)", "(101,'c',1)", "(102,'d',1)"]))
+    doris.load(spark, table=table, query=values(["(1,'a2',1)", "(101,'c2',1)"]))  # a DV in each partition
+    before = readers_agree(spark, py_catalog, table)
+    result = spark.sql(f"CALL doris.compact(table => '{table}', partitions => array('p1'))").collect()[0]
+    assert (result.rewritten_data_files, result.removed_delete_files) == (1, 1)
+    remaining = [r[0] for r in spark.sql(f"SELECT referenced_data_file FROM {table}.delete_files").collect()]
+    p2_file = spark.sql(f"SELECT DISTINCT _file FROM {table} WHERE k = 102").collect()[0][0]
+    assert remaining == [p2_file]  # p2's deletion vector is untouched
+    assert readers_agree(spark, py_catalog, table) == before == [(1, "a2", 1), (2, "b", 1), (101, "c2", 1), (102, "d", 1)]
+    with pytest.raises(Exception, match=r"Partition\[p9\] does not exist"):
+        spark.sql(f"CALL doris.compact(table => '{table}', partitions => array('p9'))")
