@@ -34,7 +34,7 @@ import struct
 import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from py4j.java_collections import JavaList
 from pyroaring import BitMap64
@@ -344,53 +344,53 @@ def read_deletion_vector(iceberg: IcebergJava, table: JavaObject, delete_file: J
         raise DeletionVectorFormatError(f"{location} at offset {offset}: {error}") from None
 
 
-class PlannedDataFiles(Mapping[str, JavaObject]):
+class _PlannedByLocation(Mapping[str, Any]):
+    """A read-only mapping over locations of a JVM-side plan; values are fetched on demand."""
+
+    def __init__(self, plan: JavaObject, joined_locations: str):
+        self._plan = plan
+        self._locations = split_locations(joined_locations)
+        self._known = set(self._locations)
+
+    def _fetch(self, location: str) -> Any:
+        raise NotImplementedError
+
+    def __getitem__(self, location: str) -> Any:
+        if location not in self._known:
+            raise KeyError(location)
+        return self._fetch(location)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._locations)
+
+    def __len__(self) -> int:
+        return len(self._locations)
+
+    def __contains__(self, location: object) -> bool:
+        return location in self._known
+
+
+class PlannedDataFiles(_PlannedByLocation):
     """Data files of a JVM-side plan by location; a DataFile crosses py4j only when asked for."""
 
     def __init__(self, plan: JavaObject):
-        self._plan = plan
-        self._locations = split_locations(str(plan.locations()))
-        self._known = set(self._locations)
+        super().__init__(plan, str(plan.locations()))
         self._fetched: dict[str, JavaObject] = {}
 
-    def __getitem__(self, location: str) -> JavaObject:
-        if location not in self._known:
-            raise KeyError(location)
+    def _fetch(self, location: str) -> JavaObject:
         if location not in self._fetched:
             self._fetched[location] = self._plan.dataFile(location)
         return self._fetched[location]
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._locations)
 
-    def __len__(self) -> int:
-        return len(self._locations)
-
-    def __contains__(self, location: object) -> bool:
-        return location in self._known
-
-
-class PlannedPositionDeletes(Mapping[str, list[JavaObject]]):
+class PlannedPositionDeletes(_PlannedByLocation):
     """The position delete files / DV of each planned data file that has any."""
 
     def __init__(self, plan: JavaObject):
-        self._plan = plan
-        self._locations = split_locations(str(plan.locationsWithPositionDeletes()))
-        self._known = set(self._locations)
+        super().__init__(plan, str(plan.locationsWithPositionDeletes()))
 
-    def __getitem__(self, location: str) -> list[JavaObject]:
-        if location not in self._known:
-            raise KeyError(location)
+    def _fetch(self, location: str) -> list[JavaObject]:
         return java_items(self._plan.positionDeletes(location))
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._locations)
-
-    def __len__(self) -> int:
-        return len(self._locations)
-
-    def __contains__(self, location: object) -> bool:
-        return location in self._known
 
 
 def plan_live_files(table: JavaObject, snapshot_id: int, row_filter: JavaObject | None = None) -> JavaObject:

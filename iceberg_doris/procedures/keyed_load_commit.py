@@ -115,19 +115,15 @@ def _attempt(
     try:
         if shape.partial:
             check_partial_new_keys(handle, decided, shape)
-        # One job tells both which live rows are replaced and whether any delete wins (tombstones).
-        marked = decided.filter(F.col(plan.WINS) & (F.col(plan.FILE).isNotNull() | F.col(plan.DELETE)))
-        marks = marked.select(plan.FILE, plan.POSITION, plan.DELETE).collect()
-        positions = [(r[0], r[1], r[2]) for r in marks if r[0] is not None]
+        marks = plan.replaced_positions(decided)
         upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape))
         tombstone_files = []
-        if shape.sequence_column and any(r[2] for r in marks):
+        if shape.sequence_column and marks.any_delete_wins:
             tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))
     finally:
         decided.unpersist()
-    deletes: dict[str, BitMap64] = {}
-    for location, position, _ in positions:
-        deletes.setdefault(location, BitMap64()).add(int(position))
+    deletes: dict[str, BitMap64] = dict(marks.by_file)
+    deleted_rows = marks.deleted_rows
     tombstones_by_location = {str(f.location()): f for f in tombstone_files}
     for location, data_file in tombstones_by_location.items():
         deletes[location] = BitMap64(range(int(data_file.recordCount())))
@@ -138,7 +134,6 @@ def _attempt(
     else:
         added_deletes = write_position_deletes(iceberg, table, deletes, data_files=data_files) if deletes else []
         removed_deletes = []
-    deleted_rows = sum(1 for _, _, is_delete in positions if is_delete)
 
     def build(fresh_table: JavaObject, transaction: JavaObject) -> None:
         from iceberg_doris.procedures.table_access import reopen
@@ -184,12 +179,13 @@ def key_filter(batch: "DataFrame", shape: plan.KeyedLoadShape) -> Predicate:
     except PartitionError:
         return TRUE  # a key type Iceberg literals are not built for here: no pruning
     name = column.name
-    # Few keys (the usual CDC batch): one job returns them all; many: a second one their range.
-    values = [r[0] for r in batch.select(f"`{name}`").distinct().limit(KEY_LIST_LIMIT + 1).collect()]
-    if not values:
+    # The batch holds one row per key and is cached: a few keys (the usual CDC batch) come back
+    # whole without a shuffle; for many, a second job finds their range.
+    head = [r[0] for r in batch.select(f"`{name}`").limit(KEY_LIST_LIMIT + 1).collect()]
+    if not head:
         return TRUE
-    if len(values) <= KEY_LIST_LIMIT:
-        return InValues(name, tuple(values), kind)
+    if len(head) <= KEY_LIST_LIMIT:
+        return InValues(name, tuple(sorted(set(head))), kind)
     low, high = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`")).collect()[0]
     return both(Compare(name, ">=", low, kind), Compare(name, "<=", high, kind))
 

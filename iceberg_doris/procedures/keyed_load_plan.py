@@ -23,6 +23,7 @@ from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
 
 if TYPE_CHECKING:
+    from pyroaring import BitMap64
     from pyspark.sql import Column, DataFrame
 
 DELETE = "__doris_delete"
@@ -167,6 +168,35 @@ def tombstones(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
             value = F.coalesce(value, F.col(_q(LIVE + column.name)))
         values.append(value.cast(column.spark_type).alias(column.name))
     return decided.filter(F.col(WINS) & F.col(DELETE)).select(*values)
+
+
+@dataclass(frozen=True)
+class ReplacedPositions:
+    """What the winning rows of a load mark deleted, per data file."""
+
+    by_file: dict[str, "BitMap64"]
+    deleted_rows: int  # live rows removed by winning deletes
+    any_delete_wins: bool  # tombstones to write (sequence tables)
+
+
+def replaced_positions(decided: "DataFrame") -> ReplacedPositions:
+    """The positions of live rows that winning versions replace, gathered per file on the
+    executors: one row per data file reaches the driver, not one per key."""
+    from pyroaring import BitMap64
+    from pyspark.sql import functions as F
+
+    wins = F.col(WINS)
+    marked = decided.filter(wins & (F.col(FILE).isNotNull() | F.col(DELETE)))
+    per_file = marked.groupBy(FILE).agg(
+        F.collect_list(F.when(F.col(FILE).isNotNull(), F.col(POSITION))).alias("positions"),
+        F.sum(F.when(F.col(DELETE) & F.col(FILE).isNotNull(), 1).otherwise(0)).alias("deleted"),
+        F.max(F.col(DELETE).cast("int")).alias("any_delete"),
+    ).collect()
+    return ReplacedPositions(
+        by_file={r[0]: BitMap64(r[1]) for r in per_file if r[0] is not None},
+        deleted_rows=sum(int(r[2]) for r in per_file),
+        any_delete_wins=any(r[3] for r in per_file),
+    )
 
 
 def new_keys(decided: "DataFrame") -> "DataFrame":
