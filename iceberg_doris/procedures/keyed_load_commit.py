@@ -97,7 +97,8 @@ def _attempt(
     snapshot = _head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
     spark = iceberg.spark
-    candidates = both(touched, key_filter(batch, shape))  # computed once: it runs Spark jobs
+    keys = batch_keys(batch, shape)  # computed once: it runs Spark jobs
+    candidates = both(touched, keys.predicate)
     row_filter = iceberg_expression(iceberg, candidates)
     data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
     if snapshot_id is None:
@@ -106,11 +107,11 @@ def _attempt(
     else:
         table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
         table_frame = table_frame.filter(to_sql(candidates))
-        live = plan.live_rows(table_frame, batch, shape)
+        live = plan.live_rows(table_frame, batch, shape, broadcast_keys=keys.broadcast)
         stored = None
         if shape.sequence_column and data_files:
             physical = spark.read.parquet(*data_files.keys())
-            stored = plan.stored_sequence(physical, batch, shape)
+            stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=keys.broadcast)
     decided = plan.decide(batch, live, stored, shape).cache()
     try:
         if shape.partial:
@@ -162,11 +163,21 @@ def _attempt(
 
 
 KEY_LIST_LIMIT = 2000
+# Up to this many keys the lookup ships the batch's keys to every task (a broadcast semi-join)
+# instead of shuffling the table's rows, file paths included, to meet them (~30 bytes per key).
+BROADCAST_KEY_LIMIT = 2_000_000
 
 
-def key_filter(batch: "DataFrame", shape: plan.KeyedLoadShape) -> Predicate:
+@dataclass(frozen=True)
+class BatchKeys:
+    predicate: Predicate  # prunes the table's files by key
+    broadcast: bool  # few enough keys to broadcast
+
+
+def batch_keys(batch: "DataFrame", shape: plan.KeyedLoadShape) -> BatchKeys:
     """A filter on the first key column that Iceberg prunes files with (min/max statistics of
-    key-sorted files, Parquet bloom filters): the batch's keys when few, else their range."""
+    key-sorted files, Parquet bloom filters): the batch's keys when few, else their range; and
+    whether the batch is small enough to broadcast its keys."""
     from pyspark.sql import functions as F
 
     from iceberg_doris.errors import PartitionError
@@ -174,20 +185,22 @@ def key_filter(batch: "DataFrame", shape: plan.KeyedLoadShape) -> Predicate:
     from iceberg_doris.table_model.partition_predicates import Compare, InValues
 
     column = shape.model.column(shape.keys[0])
+    name = column.name
+    # The batch holds one row per key and is cached: a few keys (the usual CDC batch) come back
+    # whole without a shuffle; for many, a second job finds their range and count.
+    head = [r[0] for r in batch.select(f"`{name}`").limit(KEY_LIST_LIMIT + 1).collect()]
     try:
         kind = PartitionColumnType.from_sql(column.doris_type)
     except PartitionError:
-        return TRUE  # a key type Iceberg literals are not built for here: no pruning
-    name = column.name
-    # The batch holds one row per key and is cached: a few keys (the usual CDC batch) come back
-    # whole without a shuffle; for many, a second job finds their range.
-    head = [r[0] for r in batch.select(f"`{name}`").limit(KEY_LIST_LIMIT + 1).collect()]
-    if not head:
-        return TRUE
+        kind = None  # a key type Iceberg literals are not built for here: no pruning
     if len(head) <= KEY_LIST_LIMIT:
-        return InValues(name, tuple(sorted(set(head))), kind)
-    low, high = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`")).collect()[0]
-    return both(Compare(name, ">=", low, kind), Compare(name, "<=", high, kind))
+        if not head or kind is None:
+            return BatchKeys(TRUE, True)
+        return BatchKeys(InValues(name, tuple(sorted(set(head))), kind), True)
+    low, high, rows = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`"), F.count(F.lit(1))).collect()[0]
+    if kind is None:
+        return BatchKeys(TRUE, rows <= BROADCAST_KEY_LIMIT)
+    return BatchKeys(both(Compare(name, ">=", low, kind), Compare(name, "<=", high, kind)), rows <= BROADCAST_KEY_LIMIT)
 
 
 def check_partial_new_keys(handle: DorisTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:

@@ -72,7 +72,7 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     return ranked.filter(F.col("__doris_rank") == 1).drop("__doris_rank")
 
 
-def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape, *, broadcast_keys: bool = False) -> "DataFrame":
     """The table's live rows for the batch's keys, with their file and position, columns prefixed."""
     from pyspark.sql import functions as F
 
@@ -80,7 +80,14 @@ def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShap
     columns = live_columns_needed(shape)
     # Metadata columns resolve only on the table relation itself: select them before joining.
     base = table_frame.select(*[F.col(_q(k)).alias(k) for k in keys], *[F.col(_q(c)).alias(LIVE + c) for c in columns], FILE, POSITION)
-    return base.join(batch.select(*[_q(k) for k in keys]), keys, "left_semi")
+    return base.join(_keys_of(batch, keys, broadcast_keys), keys, "left_semi")
+
+
+def _keys_of(batch: "DataFrame", keys: list[str], broadcast: bool) -> "DataFrame":
+    from pyspark.sql import functions as F
+
+    frame = batch.select(*[_q(k) for k in keys])
+    return F.broadcast(frame) if broadcast else frame
 
 
 def live_columns_needed(shape: KeyedLoadShape) -> list[str]:
@@ -104,7 +111,7 @@ def live_columns_needed(shape: KeyedLoadShape) -> list[str]:
     return [c.name for c in model.columns if c.name in needed]
 
 
-def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape, *, broadcast_keys: bool = False) -> "DataFrame":
     """Per key of the batch, the largest sequence value over every physical version (deleted ones
     and tombstones included), read from the data files as they are on disk."""
     from pyspark.sql import functions as F
@@ -112,7 +119,7 @@ def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadS
     keys = list(shape.keys)
     column = shape.sequence_column
     assert column is not None
-    matching = physical.join(batch.select(*[_q(k) for k in keys]), keys, "left_semi")
+    matching = physical.join(_keys_of(batch, keys, broadcast_keys), keys, "left_semi")
     return matching.groupBy(*keys).agg(F.max(F.col(_q(column))).alias(MAX_SEQUENCE))
 
 
