@@ -33,6 +33,7 @@ import json
 import struct
 import uuid
 import zlib
+from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -352,8 +353,9 @@ class _PlannedByLocation(Mapping[str, Any]):
         self._locations = split_locations(joined_locations)
         self._known = set(self._locations)
 
+    @abstractmethod
     def _fetch(self, location: str) -> Any:
-        raise NotImplementedError
+        """The value for a known location, from the plan."""
 
     def __getitem__(self, location: str) -> Any:
         if location not in self._known:
@@ -461,7 +463,7 @@ def write_deletion_vectors(
             # DVs and file-scoped position deletes are replaced; partition-scoped position delete
             # files stay (readers ignore them for a data file that has a DV).
             if _is_file_scoped(iceberg, delete_file):
-                replaced.setdefault(_delete_key(delete_file), delete_file)
+                replaced.setdefault(delete_file_key(delete_file), delete_file)
         blobs.append(DeletionVectorBlob(location, INHERITED, encode_deletion_vector(merged), len(merged)))
         targets.append(data_file)
     if not blobs:
@@ -500,7 +502,7 @@ def _as_list(value: JavaObject | Sequence[JavaObject] | None) -> list[JavaObject
     return [value]
 
 
-def _delete_key(delete_file: JavaObject) -> str:
+def delete_file_key(delete_file: JavaObject) -> str:
     """Identity of a delete file: DVs share a Puffin file, so the blob offset is part of it."""
     return f"{delete_file.location()}@{delete_file.contentOffset()}"
 

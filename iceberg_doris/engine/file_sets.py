@@ -27,7 +27,7 @@ class FileSet:
 
 def files_matching(iceberg: IcebergJava, table: JavaObject, predicate: Predicate, *, ref: str | None = None) -> FileSet:
     """The live files of ``ref`` (default main) whose rows fall under ``predicate``."""
-    snapshot = table.currentSnapshot() if ref is None else _ref_snapshot(table, ref)
+    snapshot = ref_head(table, ref)
     if snapshot is None:
         return FileSet()
     return _collect(plan_live_files(table, int(snapshot.snapshotId()), iceberg_expression(iceberg, predicate)))
@@ -35,7 +35,7 @@ def files_matching(iceberg: IcebergJava, table: JavaObject, predicate: Predicate
 
 def all_files(table: JavaObject, *, ref: str | None = None) -> FileSet:
     """Every live file of ``ref`` (default main)."""
-    snapshot = table.currentSnapshot() if ref is None else _ref_snapshot(table, ref)
+    snapshot = ref_head(table, ref)
     if snapshot is None:
         return FileSet()
     return _collect(plan_live_files(table, int(snapshot.snapshotId())))
@@ -85,7 +85,10 @@ def stage_replacement(
     delta.commit()
 
 
-def _ref_snapshot(table: JavaObject, ref: str) -> JavaObject | None:
+def ref_head(table: JavaObject, ref: str | None) -> JavaObject | None:
+    """The snapshot ``ref`` (a branch; None: main) points at, or None if it has none."""
+    if ref is None:
+        return table.currentSnapshot()
     found = table.refs().get(ref)
     return table.snapshot(found.snapshotId()) if found is not None else None
 

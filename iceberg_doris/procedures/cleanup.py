@@ -50,15 +50,16 @@ class CleanupProcedure(Procedure):
         else:
             cutoff = dt.datetime.now() - DEFAULT_AGE
         cutoff_ms = int(cutoff.timestamp() * 1000)
-        before = int(handle.iceberg.helpers.SnapshotHistory.count(handle.table))
+        # Table.snapshots() and the orphan list are Java Iterables: counted in the JVM.
+        iterables = handle.iceberg.jvm.org.apache.iceberg.relocated.com.google.common.collect.Iterables
+        before = int(iterables.size(handle.table.snapshots()))
         actions = spark.sparkContext._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
         expired = (
             actions.expireSnapshots(handle.table).expireOlderThan(cutoff_ms).retainLast(int(args["retain_last"])).execute()
         )
         table = handle.iceberg.load_table(handle.name)
         orphans = actions.deleteOrphanFiles(table).olderThan(cutoff_ms).execute()
-        after = int(handle.iceberg.helpers.SnapshotHistory.count(table))
-        iterables = handle.iceberg.jvm.org.apache.iceberg.relocated.com.google.common.collect.Iterables
+        after = int(iterables.size(table.snapshots()))
         orphan_count = int(iterables.size(orphans.orphanFileLocations()))
         return [
             (

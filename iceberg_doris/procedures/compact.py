@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from py4j.protocol import Py4JJavaError
 
 from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.deletion_vectors import plan_live_files
+from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
 from iceberg_doris.engine.iceberg_java import java_class, java_items, java_message, split_locations
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
@@ -101,7 +101,7 @@ class CompactProcedure(Procedure):
                 dropped += 1
             rewrite.data_files.append(data_file)
             for delete_file in deletes:
-                key = f"{delete_file.location()}#{delete_file.contentOffset()}"
+                key = delete_file_key(delete_file)
                 if key not in seen_deletes:
                     seen_deletes.add(key)
                     removed_deletes.delete_files.append(delete_file)

@@ -23,6 +23,7 @@ from pyroaring import BitMap64
 
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
+from iceberg_doris.engine.file_sets import ref_head
 from iceberg_doris.engine.iceberg_java import JavaObject, java_class, java_message
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
@@ -94,7 +95,7 @@ def _attempt(
 
     iceberg = handle.iceberg
     table = iceberg.load_table(handle.name)
-    snapshot = _head(table, branch)
+    snapshot = ref_head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
     spark = iceberg.spark
     keys = batch_keys(batch, shape)  # computed once: it runs Spark jobs
@@ -158,7 +159,7 @@ def _attempt(
         delta.commit()
 
     commit_atomically(iceberg, handle.name, build, operation="load into")
-    head = _head(iceberg.load_table(handle.name), branch)
+    head = ref_head(iceberg.load_table(handle.name), branch)
     return KeyedOutcome(int(head.snapshotId()) if head is not None else None, deleted_rows)
 
 
@@ -231,13 +232,6 @@ def touched_predicate(partitions: Any, names: list[str], temporary: bool) -> Pre
         return TRUE
     chosen = [partitions.get(n, temporary) for n in names]
     return union([partition_predicate(partitions, p) for p in chosen if p is not None])
-
-
-def _head(table: JavaObject, branch: str | None) -> JavaObject | None:
-    if branch is None:
-        return table.currentSnapshot()
-    ref = table.refs().get(branch)
-    return table.snapshot(ref.snapshotId()) if ref is not None else None
 
 
 def _live_schema(spark: Any, handle: DorisTable, shape: plan.KeyedLoadShape) -> Any:

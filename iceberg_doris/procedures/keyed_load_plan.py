@@ -192,10 +192,9 @@ def replaced_positions(decided: "DataFrame") -> ReplacedPositions:
     from pyroaring import BitMap64
     from pyspark.sql import functions as F
 
-    wins = F.col(WINS)
-    marked = decided.filter(wins & (F.col(FILE).isNotNull() | F.col(DELETE)))
+    marked = decided.filter(F.col(WINS) & (F.col(FILE).isNotNull() | F.col(DELETE)))
     per_file = marked.groupBy(FILE).agg(
-        F.collect_list(F.when(F.col(FILE).isNotNull(), F.col(POSITION))).alias("positions"),
+        F.collect_list(POSITION).alias("positions"),  # rows without a live row have no position: skipped
         F.sum(F.when(F.col(DELETE) & F.col(FILE).isNotNull(), 1).otherwise(0)).alias("deleted"),
         F.max(F.col(DELETE).cast("int")).alias("any_delete"),
     ).collect()

@@ -110,13 +110,4 @@ public final class LiveFiles {
   public List<DeleteFile> deleteFiles() {
     return new ArrayList<>(distinctDeletes.values());
   }
-
-  /** Records in the planned data files, before deletes. */
-  public long recordCount() {
-    long total = 0;
-    for (DataFile file : dataFiles.values()) {
-      total += file.recordCount();
-    }
-    return total;
-  }
 }

@@ -27,12 +27,4 @@ public final class SnapshotHistory {
     }
     return -1L;
   }
-
-  public static int count(Table table) {
-    int count = 0;
-    for (Snapshot ignored : table.snapshots()) {
-      count++;
-    }
-    return count;
-  }
 }
