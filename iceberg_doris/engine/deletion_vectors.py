@@ -353,6 +353,11 @@ class _PlannedByLocation(Mapping[str, Any]):
         self._locations = split_locations(joined_locations)
         self._known = set(self._locations)
 
+    @property
+    def plan(self) -> JavaObject:
+        """The JVM-side plan (io.icebergdoris.iceberg.LiveFiles) these files come from."""
+        return self._plan
+
     @abstractmethod
     def _fetch(self, location: str) -> Any:
         """The value for a known location, from the plan."""

@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections import ChainMap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,9 +22,11 @@ from py4j.protocol import Py4JJavaError
 from pyroaring import BitMap64
 
 from iceberg_doris.engine.commit import commit_atomically
+from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine import key_index
 from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
 from iceberg_doris.engine.file_sets import ref_head
-from iceberg_doris.engine.iceberg_java import JavaObject, java_class, java_message
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_message
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
@@ -91,39 +93,25 @@ def _attempt(
     summary: dict[str, str],
     stage_extra: Callable[[DorisTable, JavaObject], None],
 ) -> KeyedOutcome:
-    from pyspark.sql import functions as F
-
     iceberg = handle.iceberg
     table = iceberg.load_table(handle.name)
     snapshot = ref_head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
-    spark = iceberg.spark
-    keys = batch_keys(batch, shape)  # computed once: it runs Spark jobs
+    indexed = indexed_batch_keys(iceberg, table, batch, shape) if snapshot_id is not None else None
+    keys = indexed.keys if indexed is not None else batch_keys(batch, shape)  # computed once: Spark jobs
     candidates = both(touched, keys.predicate)
     row_filter = iceberg_expression(iceberg, candidates)
     data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
-    if snapshot_id is None:
-        live = spark.createDataFrame([], _live_schema(spark, handle, shape))
-        stored = None
+    lookup = None
+    if indexed is not None:
+        lookup = lookup_with_index(iceberg, table, data_files, indexed, shape)
+    if lookup is not None:
+        marks = lookup.marks
+        summary = summary | {"doris.key-index": lookup.describe()}
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape))
+        tombstone_files: list[JavaObject] = []
     else:
-        table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
-        table_frame = table_frame.filter(to_sql(candidates))
-        live = plan.live_rows(table_frame, batch, shape, broadcast_keys=keys.broadcast)
-        stored = None
-        if shape.sequence_column and data_files:
-            physical = spark.read.parquet(*data_files.keys())
-            stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=keys.broadcast)
-    decided = plan.decide(batch, live, stored, shape).cache()
-    try:
-        if shape.partial:
-            check_partial_new_keys(handle, decided, shape)
-        marks = plan.replaced_positions(decided)
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape))
-        tombstone_files = []
-        if shape.sequence_column and marks.any_delete_wins:
-            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))
-    finally:
-        decided.unpersist()
+        marks, upserts, tombstone_files = _scan_lookup(handle, batch, shape, snapshot_id, candidates, data_files, keys.broadcast)
     deletes: dict[str, BitMap64] = dict(marks.by_file)
     deleted_rows = marks.deleted_rows
     tombstones_by_location = {str(f.location()): f for f in tombstone_files}
@@ -161,6 +149,120 @@ def _attempt(
     commit_atomically(iceberg, handle.name, build, operation="load into")
     head = ref_head(iceberg.load_table(handle.name), branch)
     return KeyedOutcome(int(head.snapshotId()) if head is not None else None, deleted_rows)
+
+
+def _scan_lookup(
+    handle: DorisTable,
+    batch: "DataFrame",
+    shape: plan.KeyedLoadShape,
+    snapshot_id: int | None,
+    candidates: Predicate,
+    data_files: Mapping[str, JavaObject],
+    broadcast_keys: bool,
+) -> tuple[plan.ReplacedPositions, list[JavaObject], list[JavaObject]]:
+    """The lookup by scanning the candidate rows' keys and joining them with the batch (every
+    key model and type); returns the replaced positions and the staged new rows and tombstones."""
+    iceberg = handle.iceberg
+    spark = iceberg.spark
+    if snapshot_id is None:
+        live = spark.createDataFrame([], _live_schema(spark, handle, shape))
+        stored = None
+    else:
+        table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+        table_frame = table_frame.filter(to_sql(candidates))
+        live = plan.live_rows(table_frame, batch, shape, broadcast_keys=broadcast_keys)
+        stored = None
+        if shape.sequence_column and data_files:
+            physical = spark.read.parquet(*data_files.keys())
+            stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=broadcast_keys)
+    decided = plan.decide(batch, live, stored, shape).cache()
+    try:
+        if shape.partial:
+            check_partial_new_keys(handle, decided, shape)
+        marks = plan.replaced_positions(decided)
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape))
+        tombstone_files = []
+        if shape.sequence_column and marks.any_delete_wins:
+            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))
+    finally:
+        decided.unpersist()
+    return marks, upserts, tombstone_files
+
+
+@dataclass(frozen=True)
+class IndexedKeys:
+    keys: "BatchKeys"  # the file-pruning predicate, as batch_keys computes it
+    java: key_index.BatchKeys
+
+
+@dataclass(frozen=True)
+class IndexedLookup:
+    marks: plan.ReplacedPositions
+    hits: key_index.IndexHits
+
+    def describe(self) -> str:
+        """The snapshot summary's ``doris.key-index``: how the keys were found."""
+        return f"probed {self.hits.probed_files} files, built {self.hits.built_files}"
+
+
+def index_applies(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) -> bool:
+    """Whether the key index can decide this load: a unique-key, full-row load without a sequence
+    column (what wins then depends only on whether a key exists), on one integer key column, into
+    a v3 table."""
+    model = shape.model
+    if model.keys_model is not KeysModel.UNIQUE or shape.sequence_column or shape.partial or len(shape.keys) != 1:
+        return False
+    if model.column(shape.keys[0]).spark_type.lower() not in key_index.INDEXABLE_SPARK_TYPES:
+        return False
+    return format_version(iceberg_table) >= 3
+
+
+def indexed_batch_keys(iceberg: "IcebergJava", table: JavaObject, batch: "DataFrame", shape: plan.KeyedLoadShape) -> IndexedKeys | None:
+    """The batch's keys collected for the key index (one Spark job), or None when the index does not apply."""
+    from pyspark.sql import functions as F
+
+    from iceberg_doris.partitioning import PartitionColumnType
+    from iceberg_doris.table_model.partition_predicates import Compare, InValues
+
+    if not key_index.enabled(iceberg.spark) or not index_applies(table, shape):
+        return None
+    name = shape.keys[0]
+    java = key_index.collect_batch_keys(iceberg, batch.select(F.col(f"`{name}`").cast("long"), F.col(plan.DELETE)))
+    count = java.count
+    if count == 0:
+        return IndexedKeys(BatchKeys(TRUE, True), java)
+    kind = PartitionColumnType.from_sql(shape.model.column(name).doris_type)
+    if count <= KEY_LIST_LIMIT:
+        predicate: Predicate = InValues(name, tuple(java.values()), kind)
+    else:
+        predicate = both(Compare(name, ">=", java.low, kind), Compare(name, "<=", java.high, kind))
+    return IndexedKeys(BatchKeys(predicate, count <= BROADCAST_KEY_LIMIT), java)
+
+
+def lookup_with_index(
+    iceberg: "IcebergJava",
+    table: JavaObject,
+    data_files: Mapping[str, JavaObject],
+    indexed: IndexedKeys,
+    shape: plan.KeyedLoadShape,
+) -> IndexedLookup | None:
+    """The live positions the batch replaces, found by probing the key index of the candidate
+    files; None (scan instead) if a file has equality deletes or a NULL key, or the probe fails:
+    the index is an accelerator, never needed for correctness."""
+    planned = getattr(data_files, "plan", None)
+    if planned is None or planned.hasEqualityDeletes():
+        return None
+    try:
+        hits = key_index.probe(iceberg, table, planned, shape.keys[0], indexed.java)
+    except Py4JJavaError as error:
+        log.warning("key index lookup failed (%s); scanning the keys instead", java_message(error))
+        return None
+    if hits.unindexable:
+        log.info("key index: %d file(s) hold NULL keys; scanning the keys instead", len(hits.unindexable))
+        return None
+    by_file = {location: hits.upserts[location] | hits.deletes[location] for location in hits.upserts}
+    deleted_rows = sum(len(positions) for positions in hits.deletes.values())
+    return IndexedLookup(plan.ReplacedPositions(by_file, deleted_rows, any_delete_wins=False), hits)
 
 
 KEY_LIST_LIMIT = 2000

@@ -205,6 +205,14 @@ def replaced_positions(decided: "DataFrame") -> ReplacedPositions:
     )
 
 
+def without_live_rows(batch: "DataFrame") -> "DataFrame":
+    """The batch shaped as ``decide``'s output when no stored value matters (unique keys, full
+    rows, no sequence column): every version wins and none reads a live row."""
+    from pyspark.sql import functions as F
+
+    return batch.withColumn(FILE, F.lit(None).cast("string")).withColumn(WINS, F.lit(True))
+
+
 def new_keys(decided: "DataFrame") -> "DataFrame":
     """Winning upserts of keys the table does not hold yet."""
     from pyspark.sql import functions as F

@@ -102,6 +102,16 @@ public final class LiveFiles {
     return allDeletes.getOrDefault(location, Collections.emptyList());
   }
 
+  /** Whether some planned delete file is an equality delete file (written by another engine). */
+  public boolean hasEqualityDeletes() {
+    for (DeleteFile delete : distinctDeletes.values()) {
+      if (delete.content() == FileContent.EQUALITY_DELETES) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public List<DataFile> dataFiles() {
     return new ArrayList<>(dataFiles.values());
   }
