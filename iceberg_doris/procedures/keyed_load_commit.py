@@ -221,21 +221,14 @@ def indexed_batch_keys(iceberg: "IcebergJava", table: JavaObject, batch: "DataFr
     """The batch's keys collected for the key index (one Spark job), or None when the index does not apply."""
     from pyspark.sql import functions as F
 
-    from iceberg_doris.partitioning import PartitionColumnType
-    from iceberg_doris.table_model.partition_predicates import Compare, InValues
-
     if not key_index.enabled(iceberg.spark) or not index_applies(table, shape):
         return None
     name = shape.keys[0]
     java = key_index.collect_batch_keys(iceberg, batch.select(F.col(f"`{name}`").cast("long"), F.col(plan.DELETE)))
     count = java.count
-    if count == 0:
-        return IndexedKeys(BatchKeys(TRUE, True), java)
-    kind = PartitionColumnType.from_sql(shape.model.column(name).doris_type)
     if count <= KEY_LIST_LIMIT:
-        predicate: Predicate = InValues(name, tuple(java.values()), kind)
-    else:
-        predicate = both(Compare(name, ">=", java.low, kind), Compare(name, "<=", java.high, kind))
+        return IndexedKeys(BatchKeys(_first_key_filter(shape, java.values()), True), java)
+    predicate = _first_key_filter(shape, None, java.low, java.high)
     return IndexedKeys(BatchKeys(predicate, count <= BROADCAST_KEY_LIMIT), java)
 
 
@@ -283,27 +276,32 @@ def batch_keys(batch: "DataFrame", shape: plan.KeyedLoadShape) -> BatchKeys:
     whether the batch is small enough to broadcast its keys."""
     from pyspark.sql import functions as F
 
+    name = shape.keys[0]
+    # The batch holds one row per key and is cached: a few keys (the usual CDC batch) come back
+    # whole without a shuffle; for many, a second job finds their range and count.
+    head = [r[0] for r in batch.select(f"`{name}`").limit(KEY_LIST_LIMIT + 1).collect()]
+    if len(head) <= KEY_LIST_LIMIT:
+        return BatchKeys(_first_key_filter(shape, head), True)
+    low, high, rows = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`"), F.count(F.lit(1))).collect()[0]
+    return BatchKeys(_first_key_filter(shape, None, low, high), rows <= BROADCAST_KEY_LIMIT)
+
+
+def _first_key_filter(shape: plan.KeyedLoadShape, keys: list[Any] | None, low: Any = None, high: Any = None) -> Predicate:
+    """The pruning filter on the first key column: ``keys`` as an IN list when given (the batch
+    holds at most KEY_LIST_LIMIT), else the range [low, high]; no filter for an empty batch or a
+    key type Iceberg literals are not built for here."""
     from iceberg_doris.errors import PartitionError
     from iceberg_doris.partitioning import PartitionColumnType
     from iceberg_doris.table_model.partition_predicates import Compare, InValues
 
     column = shape.model.column(shape.keys[0])
-    name = column.name
-    # The batch holds one row per key and is cached: a few keys (the usual CDC batch) come back
-    # whole without a shuffle; for many, a second job finds their range and count.
-    head = [r[0] for r in batch.select(f"`{name}`").limit(KEY_LIST_LIMIT + 1).collect()]
     try:
         kind = PartitionColumnType.from_sql(column.doris_type)
     except PartitionError:
-        kind = None  # a key type Iceberg literals are not built for here: no pruning
-    if len(head) <= KEY_LIST_LIMIT:
-        if not head or kind is None:
-            return BatchKeys(TRUE, True)
-        return BatchKeys(InValues(name, tuple(sorted(set(head))), kind), True)
-    low, high, rows = batch.agg(F.min(f"`{name}`"), F.max(f"`{name}`"), F.count(F.lit(1))).collect()[0]
-    if kind is None:
-        return BatchKeys(TRUE, rows <= BROADCAST_KEY_LIMIT)
-    return BatchKeys(both(Compare(name, ">=", low, kind), Compare(name, "<=", high, kind)), rows <= BROADCAST_KEY_LIMIT)
+        return TRUE
+    if keys is not None:
+        return InValues(column.name, tuple(sorted(set(keys))), kind) if keys else TRUE
+    return both(Compare(column.name, ">=", low, kind), Compare(column.name, "<=", high, kind))
 
 
 def check_partial_new_keys(handle: DorisTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:
