@@ -25,6 +25,8 @@ DEFAULT_HOME = Path("~/.iceberg-doris")
 DEFAULT_CATALOG_NAME = "iceberg"
 CATALOG_FILE_NAME = "catalog.db"
 WAREHOUSE_DIR_NAME = "warehouse"
+# Iceberg's JdbcCatalog, minus a connection left in a stale read (see the Java class).
+SQLITE_CATALOG_IMPL = "io.icebergdoris.iceberg.SqliteJdbcCatalog"
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class CatalogSettings:
         prefix = f"spark.sql.catalog.{self.name}"
         conf = {
             prefix: "org.apache.iceberg.spark.SparkCatalog",
-            f"{prefix}.type": "jdbc",
+            f"{prefix}.type": "jdbc",  # SQLite: replaced by catalog-impl below
             f"{prefix}.uri": self.jdbc_uri,
             # V1 is the schema pyiceberg's SqlCatalog shares (it has the iceberg_type column).
             f"{prefix}.jdbc.schema-version": "V1",
@@ -84,6 +86,10 @@ class CatalogSettings:
             # other processes); without it a commit can fail with SQLITE_BUSY while a read is open.
             conf[f"{prefix}.jdbc.journal_mode"] = "WAL"
             conf[f"{prefix}.jdbc.busy_timeout"] = "30000"
+            # Iceberg's JdbcCatalog on an existing SQLite catalog leaves a connection inside a read
+            # transaction (open metadata result sets), blind to other writers; ours drops it.
+            del conf[f"{prefix}.type"]
+            conf[f"{prefix}.catalog-impl"] = SQLITE_CATALOG_IMPL
         if self.jdbc_user is not None:
             conf[f"{prefix}.jdbc.user"] = self.jdbc_user
         if self.jdbc_password is not None:

@@ -69,3 +69,28 @@ def test_spark_sees_another_process_commit_without_restart(spark, namespace, py_
     )
     subprocess.run([sys.executable, "-c", writer], check=True, capture_output=True, text=True)
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {table}").collect()) == [7, 8]
+
+
+def test_session_on_an_existing_catalog_sees_and_survives_other_writers(spark, namespace, lake_home):
+    """A second process's session starts on a catalog that already exists (the test session made
+    it). Iceberg's JdbcCatalog would leave that session's connection in a stale SQLite read: blind
+    to tables created after it started, and failing its next commit with SQLITE_BUSY_SNAPSHOT."""
+    script = textwrap.dedent(
+        f"""
+        import pyarrow as pa, iceberg_doris
+        spark = iceberg_doris.session(home={str(lake_home)!r})
+        spark.sql("SHOW TABLES IN {namespace}").collect()
+        iceberg_doris.catalog(home={str(lake_home)!r}).create_table(
+            "{namespace}.by_pyiceberg", schema=pa.schema([("id", pa.int64())]), properties={{"format-version": "2"}})
+        print("seen:", sorted(r.tableName for r in spark.sql("SHOW TABLES IN {namespace}").collect()))
+        spark.sql("CREATE TABLE {namespace}.by_spark (id bigint) USING iceberg")
+        spark.sql("INSERT INTO {namespace}.by_pyiceberg VALUES (5)")
+        print("rows:", [r.id for r in spark.sql("SELECT id FROM {namespace}.by_pyiceberg").collect()])
+        spark.stop()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "seen: ['by_pyiceberg']" in done.stdout
+    assert "rows: [5]" in done.stdout
+    assert sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {namespace}").collect()) == ["by_pyiceberg", "by_spark"]
