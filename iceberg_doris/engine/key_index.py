@@ -69,6 +69,11 @@ class BatchKeys:
     def high(self) -> int:
         return int(self.java.max())
 
+    @property
+    def has_duplicates(self) -> bool:
+        """Whether some key occurs more than once: a probe needs one row per key."""
+        return bool(self.java.hasDuplicates())
+
     def values(self) -> list[int]:
         joined = str(self.java.joined())
         return [int(v) for v in joined.split(",")] if joined else []

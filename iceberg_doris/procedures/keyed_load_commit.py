@@ -62,11 +62,13 @@ def apply_keyed_load(
     """Runs lookup, write and commit, again from the lookup when a concurrent commit conflicts.
 
     ``stage_extra(fresh_handle, transaction)`` stages the load's other changes (new partitions)."""
-    batch = plan.resolve_batch(accepted, shape).cache()
+    batch, indexed, cached = resolved_batch(handle, accepted, shape, branch)
     try:
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                return _attempt(handle, batch, shape, touched=touched, branch=branch, summary=summary, stage_extra=stage_extra)
+                return _attempt(
+                    handle, batch, indexed, shape, touched=touched, branch=branch, summary=summary, stage_extra=stage_extra
+                )
             except Py4JJavaError as error:
                 if java_class(error) != VALIDATION or attempt == ATTEMPTS:
                     if java_class(error) == VALIDATION:
@@ -80,12 +82,34 @@ def apply_keyed_load(
                 time.sleep(random.uniform(0.05, 0.3) * attempt)
         raise AssertionError("unreachable")
     finally:
-        batch.unpersist()
+        if cached:
+            batch.unpersist()
+
+
+def resolved_batch(
+    handle: DorisTable, accepted: "DataFrame", shape: plan.KeyedLoadShape, branch: str | None
+) -> tuple["DataFrame", "IndexedKeys | None", bool]:
+    """The batch with one version per key, the keys collected for the key index (None when it
+    does not apply), and whether the batch was cached here (the caller unpersists it).
+
+    With the index, the keys are collected straight from the accepted rows: a batch without a
+    repeated key (the usual case) is already resolved, and needs neither the window that picks a
+    key's last version nor a cache of its own."""
+    iceberg = handle.iceberg
+    table = iceberg.load_table(handle.name)
+    indexable = ref_head(table, branch) is not None and index_possible(iceberg, table, shape)
+    if indexable:
+        keys = collect_index_keys(iceberg, accepted, shape)
+        if not keys.java.has_duplicates:
+            return accepted, keys, False
+    batch = plan.resolve_batch(accepted, shape).cache()
+    return batch, (collect_index_keys(iceberg, batch, shape) if indexable else None), True
 
 
 def _attempt(
     handle: DorisTable,
     batch: "DataFrame",
+    indexed: "IndexedKeys | None",
     shape: plan.KeyedLoadShape,
     *,
     touched: Predicate,
@@ -97,8 +121,9 @@ def _attempt(
     table = iceberg.load_table(handle.name)
     snapshot = ref_head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
-    indexed = indexed_batch_keys(iceberg, table, batch, shape) if snapshot_id is not None else None
-    keys = indexed.keys if indexed is not None else batch_keys(batch, shape)  # computed once: Spark jobs
+    if snapshot_id is None:
+        indexed = None  # nothing to look up (the ref was emptied since the keys were collected)
+    keys = indexed.keys if indexed is not None else batch_keys(batch, shape)  # Spark jobs
     candidates = both(touched, keys.predicate)
     row_filter = iceberg_expression(iceberg, candidates)
     data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
@@ -217,14 +242,17 @@ def index_applies(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) -> bool
     return format_version(iceberg_table) >= 3
 
 
-def indexed_batch_keys(iceberg: "IcebergJava", table: JavaObject, batch: "DataFrame", shape: plan.KeyedLoadShape) -> IndexedKeys | None:
-    """The batch's keys collected for the key index (one Spark job), or None when the index does not apply."""
+def index_possible(iceberg: "IcebergJava", table: JavaObject, shape: plan.KeyedLoadShape) -> bool:
+    """Whether this load looks its keys up through the key index (enabled, and it applies)."""
+    return key_index.enabled(iceberg.spark) and index_applies(table, shape)
+
+
+def collect_index_keys(iceberg: "IcebergJava", rows: "DataFrame", shape: plan.KeyedLoadShape) -> IndexedKeys:
+    """The keys of ``rows`` (with their delete flags) collected for the key index: one Spark job."""
     from pyspark.sql import functions as F
 
-    if not key_index.enabled(iceberg.spark) or not index_applies(table, shape):
-        return None
     name = shape.keys[0]
-    java = key_index.collect_batch_keys(iceberg, batch.select(F.col(f"`{name}`").cast("long"), F.col(plan.DELETE)))
+    java = key_index.collect_batch_keys(iceberg, rows.select(F.col(f"`{name}`").cast("long"), F.col(plan.DELETE)))
     count = java.count
     if count <= KEY_LIST_LIMIT:
         return IndexedKeys(BatchKeys(_first_key_filter(shape, java.values()), True), java)

@@ -76,6 +76,26 @@ def test_index_and_scan_agree_over_random_upserts_deletes_and_reinserts(spark, n
     assert rows(spark, indexed) == rows(spark, scanned) == wanted
 
 
+def test_a_batch_repeating_keys_keeps_each_keys_last_version_through_the_index(spark, namespace, py_catalog, cold_index):
+    """Keys are collected before the batch is de-duplicated; a repeated key sends the batch
+    through the window that keeps each key's last version, and the index still decides."""
+    indexed = unique_table(spark, namespace, "indexed", buckets=1)
+    scanned = unique_table(spark, namespace, "scanned", buckets=1)
+    base = values(["(1,'a',0)", "(2,'b',0)", "(3,'c',0)"])
+    # Key 1: updated twice, the second wins. Key 2: deleted, then written again. Key 3: written, then deleted.
+    batch = values(["(1,'x',0)", "(2,'gone',1)", "(3,'c2',0)", "(1,'y',0)", "(2,'back',0)", "(3,'c3',1)", "(4,'d',0)"])
+    outcomes = []
+    for table, enabled in ((indexed, "true"), (scanned, "false")):
+        spark.conf.set(key_index.ENABLED_CONF, enabled)
+        doris.load(spark, table=table, query=base)
+        outcomes.append(doris.load(spark, table=table, query=batch, merge_type="MERGE", delete_on="s = 1")[0])
+    spark.conf.unset(key_index.ENABLED_CONF)
+    assert key_index_summary(spark, indexed, outcomes[0].snapshot_id) == "probed 1 files, built 1"
+    assert key_index_summary(spark, scanned, outcomes[1].snapshot_id) is None
+    assert outcomes[0].deleted_rows == outcomes[1].deleted_rows == 1
+    assert readers_agree(spark, py_catalog, indexed) == rows(spark, scanned) == [(1, "y", 0), (2, "back", 0), (4, "d", 0)]
+
+
 def test_files_of_other_engines_are_indexed_unsorted_and_with_duplicate_keys(spark, namespace, py_catalog, cold_index):
     table = unique_table(spark, namespace, buckets=1)
     doris.load(spark, table=table, query=values(["(5,'a',0)", "(1,'b',0)"]))

@@ -67,6 +67,16 @@ public final class KeyIndex {
       return keys[keys.length - 1];
     }
 
+    /** Whether some key occurs more than once (the batch was collected before de-duplication). */
+    public boolean hasDuplicates() {
+      for (int i = 1; i < keys.length; i++) {
+        if (keys[i] == keys[i - 1]) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** The keys as decimal strings joined by commas (for a short IN list). */
     public String joined() {
       StringBuilder text = new StringBuilder();
@@ -171,7 +181,8 @@ public final class KeyIndex {
 
   /**
    * Collects the batch's keys (first column, any integral type) and delete flags (second
-   * column, boolean) into the driver JVM, sorted; the batch holds one row per key.
+   * column, boolean) into the driver JVM, sorted. A probe needs one row per key: a caller that
+   * collects rows not yet de-duplicated checks {@link BatchKeys#hasDuplicates()}.
    */
   public static BatchKeys batchKeys(Dataset<Row> batch) {
     List<Row> rows = batch.collectAsList();
