@@ -18,8 +18,7 @@ Settings (Spark conf, read at each load):
 
 from __future__ import annotations
 
-import sys
-from array import array
+import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -101,22 +100,27 @@ def probe(iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_column:
     positions found are live in the planned snapshot (its delete files applied on the executors)."""
     spark = iceberg.spark
     lookup = iceberg.helpers.KeyIndex.lookup(spark._jsparkSession, table, plan, key_column, keys.java, max_rows(spark))
-    upserts: dict[str, BitMap64] = {}
-    deletes: dict[str, BitMap64] = {}
-    for location in split_locations(str(lookup.locationsWithHits())):
-        upserts[location] = _positions(lookup.upserts(location))
-        deletes[location] = _positions(lookup.deletes(location))
+    locations = split_locations(str(lookup.locationsWithHits()))
+    bitmaps = _bitmaps(bytes(lookup.positionsOfHits()), 2 * len(locations))
+    upserts = dict(zip(locations, bitmaps[0::2]))
+    deletes = dict(zip(locations, bitmaps[1::2]))
     return IndexHits(
         upserts, deletes, int(lookup.probedFiles()), int(lookup.builtFiles()), tuple(split_locations(str(lookup.unindexable())))
     )
 
 
-def _positions(little_endian_longs: bytes) -> BitMap64:
-    values = array("Q")  # positions are >= 0; BitMap64 takes unsigned 64-bit buffers
-    values.frombytes(bytes(little_endian_longs))
-    if sys.byteorder == "big":
-        values.byteswap()
-    return BitMap64(values)
+def _bitmaps(blob: bytes, count: int) -> list[BitMap64]:
+    """``count`` bitmaps, each a big-endian int32 length and a portable 64-bit Roaring bitmap."""
+    result = []
+    offset = 0
+    for _ in range(count):
+        (size,) = struct.unpack_from(">i", blob, offset)
+        offset += 4
+        result.append(BitMap64.deserialize(blob[offset:offset + size]))
+        offset += size
+    if offset != len(blob):
+        raise ValueError(f"key index: {len(blob) - offset} unread bytes after {count} bitmaps")
+    return result
 
 
 def cached_rows(iceberg: IcebergJava) -> int:

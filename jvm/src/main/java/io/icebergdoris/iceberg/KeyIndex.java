@@ -1,10 +1,10 @@
 package io.icebergdoris.iceberg;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -29,6 +29,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * A primary-key index for unique-key loads, in the spirit of Doris's per-segment primary key
@@ -96,15 +97,17 @@ public final class KeyIndex {
     final String location;
     final boolean indexable; // false: a NULL key in the file (written by another engine)
     final boolean built; // the entry was built for this probe (not in the executor's cache)
-    final byte[] upserts; // live positions of keys the batch upserts, little-endian int64
-    final byte[] deletes; // live positions of keys the batch deletes
+    final int hitCount; // positions in upserts and deletes together
+    final byte[] upserts; // live positions of keys the batch upserts (portable 64-bit Roaring)
+    final byte[] deletes; // live positions of keys the batch deletes (portable 64-bit Roaring)
 
-    FileHits(String location, boolean indexable, boolean built, byte[] upserts, byte[] deletes) {
+    FileHits(String location, boolean indexable, boolean built, Positions upserts, Positions deletes) {
       this.location = location;
       this.indexable = indexable;
       this.built = built;
-      this.upserts = upserts;
-      this.deletes = deletes;
+      this.hitCount = upserts.size + deletes.size;
+      this.upserts = upserts.portableRoaring();
+      this.deletes = deletes.portableRoaring();
     }
   }
 
@@ -122,7 +125,7 @@ public final class KeyIndex {
     public String locationsWithHits() {
       List<String> result = new ArrayList<>();
       for (FileHits file : hits.values()) {
-        if (file.indexable && (file.upserts.length > 0 || file.deletes.length > 0)) {
+        if (file.indexable && file.hitCount > 0) {
           result.add(file.location);
         }
       }
@@ -152,12 +155,26 @@ public final class KeyIndex {
       return built;
     }
 
-    public byte[] upserts(String location) {
-      return hits.get(location).upserts;
-    }
-
-    public byte[] deletes(String location) {
-      return hits.get(location).deletes;
+    /**
+     * The positions of every file in {@link #locationsWithHits()}, in that order, in one array
+     * (one py4j transfer): per file its upserts then its deletes, each a big-endian int32 length
+     * and a portable 64-bit Roaring bitmap (what pyroaring's {@code BitMap64.deserialize} reads).
+     */
+    public byte[] positionsOfHits() {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        for (FileHits file : hits.values()) {
+          if (file.indexable && file.hitCount > 0) {
+            out.writeInt(file.upserts.length);
+            out.write(file.upserts);
+            out.writeInt(file.deletes.length);
+            out.write(file.deletes);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return bytes.toByteArray();
     }
   }
 
@@ -287,7 +304,7 @@ public final class KeyIndex {
       if (built) {
         entry = build(table.value(), location, keySchema);
         if (entry == null) {
-          return new FileHits(location, false, true, new byte[0], new byte[0]);
+          return new FileHits(location, false, true, new Positions(), new Positions());
         }
         remember(location, entry, maxRows);
       }
@@ -380,7 +397,7 @@ public final class KeyIndex {
         }
       }
     }
-    return new FileHits(location, true, built, upserts.bytes(), deletes.bytes());
+    return new FileHits(location, true, built, upserts, deletes);
   }
 
   /** First index in [from, to) whose value is >= key. */
@@ -398,23 +415,26 @@ public final class KeyIndex {
     return low;
   }
 
-  private static final class Positions {
-    private long[] values = new long[16];
+  static final class Positions {
+    // Roaring: the positions travel to the driver and on to Python several times smaller than
+    // as plain longs, and py4j moves bytes slowly.
+    private final Roaring64NavigableMap values = new Roaring64NavigableMap();
     private int size = 0;
 
     void add(long position) {
-      if (size == values.length) {
-        values = Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = position;
+      values.addLong(position);
+      size++;
     }
 
-    byte[] bytes() {
-      ByteBuffer buffer = ByteBuffer.allocate(size * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      for (int i = 0; i < size; i++) {
-        buffer.putLong(values[i]);
+    byte[] portableRoaring() {
+      values.runOptimize();
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        values.serializePortable(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-      return buffer.array();
+      return bytes.toByteArray();
     }
   }
 
