@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from decimal import Decimal
 from typing import Any
 
@@ -63,8 +65,36 @@ def create_table(
 
 
 def read_model(iceberg: IcebergJava, table: JavaObject) -> DorisTableModel:
-    """The Doris model of a loaded table (a duplicate-key model for tables made elsewhere)."""
-    return model_from_properties(dict(table.properties()), schema_columns(iceberg, table))
+    """The Doris model of a loaded table (a duplicate-key model for tables made elsewhere).
+
+    Remembered by the table's metadata file: a metadata file never changes, so neither does the
+    model it holds (reading it costs some hundred py4j calls, and a load reads it twice)."""
+    location = _metadata_location(table)
+    with _MODELS_LOCK:
+        cached = _MODELS.get(location) if location is not None else None
+        if cached is not None:
+            _MODELS.move_to_end(location)
+            return cached
+    model = model_from_properties(dict(table.properties()), schema_columns(iceberg, table))
+    if location is not None:
+        with _MODELS_LOCK:
+            _MODELS[location] = model
+            while len(_MODELS) > _MODELS_KEPT:
+                _MODELS.popitem(last=False)
+    return model
+
+
+_MODELS: OrderedDict[str, DorisTableModel] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
+_MODELS_KEPT = 256
+
+
+def _metadata_location(table: JavaObject) -> str | None:
+    try:
+        location = table.operations().current().metadataFileLocation()
+    except Exception:  # noqa: BLE001 - a table without operations (a serialized copy): not cached
+        return None
+    return str(location) if location is not None else None
 
 
 def schema_columns(iceberg: IcebergJava, table: JavaObject) -> list[ColumnModel]:
