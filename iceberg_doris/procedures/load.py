@@ -52,9 +52,11 @@ from iceberg_doris.procedures.temp_partitions import branch_name
 from iceberg_doris.table_model.partition_predicates import partition_predicate, routing_sql, union
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 PARTITION_COLUMN = "__doris_partition"
+# Auto-partition loads: the partition key of a row no partition holds yet (NULL for the others).
+AUTO_KEY_COLUMN = "__doris_auto_key"
 NO_PARTITION = "no partition for this tuple"
 LABEL_KEY = "doris.label"
 MERGE_TYPES = ("APPEND", "MERGE", "DELETE")
@@ -303,22 +305,27 @@ class RoutedRows:
     partitions: PartitionSet | None
     temporary: bool = False
     created: tuple[Any, ...] = ()
+    # Rows no partition holds carry AUTO_KEY_COLUMN; publish plans their partitions from its counts.
+    auto_keys: bool = False
 
 
 def route_rows(prepared: "DataFrame", handle: DorisTable, request: LoadRequest) -> RoutedRows:
-    """Adds the partition of each accepted row; rows that fit none become error rows. Auto-partition
-    tables first plan the partitions their rows need (named as Doris names them)."""
+    """Adds the partition of each accepted row; rows that fit none become error rows, except in
+    auto-partition tables, where they carry the key of the partition to create (planned, with
+    Doris's names, from the same pass that counts the rows: no extra read of the source)."""
     from pyspark.sql import functions as F
 
     partitions = handle.model.partitions
     if partitions is None:
         return RoutedRows(prepared, None)
     model = handle.model
-    created: tuple[Any, ...] = ()
     temporary = bool(request.temporary_partitions)
     named = request.temporary_partitions or request.partitions
     if model.auto_partition is not None and named is None and request.auto_create:
-        partitions, created = _plan_auto_partitions(prepared, model, partitions)
+        routed = prepared.withColumn(PARTITION_COLUMN, F.expr(routing_sql(partitions, list(partitions.formal))))
+        homeless = (F.col(STATUS_COLUMN) == "ok") & F.col(PARTITION_COLUMN).isNull()
+        routed = routed.withColumn(AUTO_KEY_COLUMN, F.when(homeless, _auto_partition_key(model, partitions)))
+        return RoutedRows(routed, partitions, temporary, auto_keys=True)
     if named is not None:
         group = []
         for name in named:
@@ -330,33 +337,94 @@ def route_rows(prepared: "DataFrame", handle: DorisTable, request: LoadRequest) 
     else:
         group = list(partitions.formal)
     routed = prepared.withColumn(PARTITION_COLUMN, F.expr(routing_sql(partitions, group)))
-    unrouted = (F.col(STATUS_COLUMN) == "ok") & F.col(PARTITION_COLUMN).isNull()
-    routed = routed.withColumn(REASON_COLUMN, F.when(unrouted, F.lit(NO_PARTITION)).otherwise(F.col(REASON_COLUMN)))
-    routed = routed.withColumn(STATUS_COLUMN, F.when(unrouted, F.lit("error")).otherwise(F.col(STATUS_COLUMN)))
-    return RoutedRows(routed, partitions, temporary, created)
+    return RoutedRows(_unrouted_rows_rejected(routed), partitions, temporary)
 
 
-def _plan_auto_partitions(prepared: "DataFrame", model: DorisTableModel, partitions: PartitionSet) -> tuple[PartitionSet, tuple[Any, ...]]:
+def _auto_partition_key(model: DorisTableModel, partitions: PartitionSet) -> "Column":
+    """The key an auto partition is made for: ``date_trunc(unit, column)`` (RANGE) or the
+    partition columns' values (LIST), as a struct (a NULL value is a key too)."""
     from pyspark.sql import functions as F
 
     from iceberg_doris.partitioning import validate_date_trunc_unit
 
     auto = model.auto_partition
     assert auto is not None
-    ok = prepared.filter(F.col(STATUS_COLUMN) == "ok")
     columns = [F.col(f"`{c}`") for c in partitions.column_names]
-    if partitions.formal:
-        ok = ok.filter(F.expr(routing_sql(partitions, list(partitions.formal))).isNull())
     if auto.kind == "RANGE":
-        unit = validate_date_trunc_unit(auto.unit or "")
-        keys = [(r[0],) for r in ok.select(F.date_trunc(unit, columns[0])).distinct().collect()]
-    else:
-        keys = [tuple(r) for r in ok.select(*columns).distinct().collect()]
+        return F.struct(F.date_trunc(validate_date_trunc_unit(auto.unit or ""), columns[0]))
+    return F.struct(*columns)
+
+
+def with_auto_partitions(routed: RoutedRows, model: DorisTableModel, keys: list[tuple[Any, ...]]) -> tuple[RoutedRows, bool]:
+    """``routed`` with the partitions the rows' auto-partition ``keys`` need added (Doris's names
+    and limits; the load commits them with its data), and whether every key got one. A key can
+    miss out when it falls inside an existing partition that does not hold the row itself (a
+    hand-made range starting mid-day); its rows then fit no partition."""
+    from dataclasses import replace
+
+    auto = model.auto_partition
+    assert auto is not None and routed.partitions is not None
     if not keys:
-        return partitions, ()
+        return replace(routed, auto_keys=False), True
     simple = (model.property("use_simple_auto_partition_name") or "false").lower() == "true"
-    plan = plan_auto_partitions(partitions, keys, unit=auto.unit, simple_names=simple)
-    return plan.partition_set, plan.created
+    plan = plan_auto_partitions(routed.partitions, keys, unit=auto.unit, simple_names=simple)
+    created = {p.name for p in plan.created}
+    route = plan.partition_set.router()
+    placed = all(route(key) in created for key in keys)
+    return replace(routed, partitions=plan.partition_set, created=plan.created, auto_keys=False), placed
+
+
+def reroute(routed: RoutedRows) -> RoutedRows:
+    """``routed`` routed again over all its formal partitions; rows that fit none become error rows."""
+    from dataclasses import replace
+
+    from pyspark.sql import functions as F
+
+    assert routed.partitions is not None
+    frame = routed.frame.drop(AUTO_KEY_COLUMN).withColumn(
+        PARTITION_COLUMN, F.expr(routing_sql(routed.partitions, list(routed.partitions.formal)))
+    )
+    return replace(routed, frame=_unrouted_rows_rejected(frame), auto_keys=False)
+
+
+def _unrouted_rows_rejected(routed: "DataFrame") -> "DataFrame":
+    from pyspark.sql import functions as F
+
+    unrouted = (F.col(STATUS_COLUMN) == "ok") & F.col(PARTITION_COLUMN).isNull()
+    routed = routed.withColumn(REASON_COLUMN, F.when(unrouted, F.lit(NO_PARTITION)).otherwise(F.col(REASON_COLUMN)))
+    return routed.withColumn(STATUS_COLUMN, F.when(unrouted, F.lit("error")).otherwise(F.col(STATUS_COLUMN)))
+
+
+@dataclass
+class RowCounts:
+    """What one pass over the routed rows found."""
+
+    routed: RoutedRows  # with the auto partitions the rows need, if any
+    loaded: int
+    filtered: int
+    unselected: int
+    touched: list[str]  # partitions that receive rows
+    placed: bool = True  # False: some rows fit no partition even with the new auto partitions
+
+
+def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel) -> RowCounts:
+    """Counts ``frame`` (the routed rows, persisted) by status and partition in one Spark job,
+    planning auto partitions from the same pass."""
+    grouping = [STATUS_COLUMN, PARTITION_COLUMN] + ([AUTO_KEY_COLUMN] if routed.auto_keys else [])
+    grouped = frame.groupBy(*grouping).count().collect()
+    counts: dict[str, int] = {}
+    for row in grouped:
+        counts[row[STATUS_COLUMN]] = counts.get(row[STATUS_COLUMN], 0) + row["count"]
+    ok = [row for row in grouped if row[STATUS_COLUMN] == "ok"]
+    touched = {row[PARTITION_COLUMN] for row in ok if row[PARTITION_COLUMN] is not None}
+    if routed.auto_keys:
+        keys = [tuple(row[AUTO_KEY_COLUMN]) for row in ok if row[AUTO_KEY_COLUMN] is not None]
+        routed, placed = with_auto_partitions(routed, model, keys)
+        if not placed:
+            return RowCounts(routed, 0, 0, 0, [], placed=False)
+        # Each key was outside every existing partition, so each has a new partition of its own.
+        touched |= {p.name for p in routed.created}
+    return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched))
 
 
 @dataclass
@@ -418,15 +486,19 @@ def publish(
     partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
     frame = routed.frame.withColumn(PARTITION_COLUMN, partition).persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        grouped = frame.groupBy(STATUS_COLUMN, PARTITION_COLUMN).count().collect()
-        counts: dict[str, int] = {}
-        for row in grouped:
-            counts[row[0]] = counts.get(row[0], 0) + row[2]
-        touched = sorted({row[1] for row in grouped if row[0] == "ok" and row[1] is not None})
-        loaded, filtered, unselected = counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0)
+        counted = count_rows(frame, routed, handle.model)
+        if not counted.placed:
+            # Rare: route once more over the new partitions; rows that still fit none are rejected.
+            frame.unpersist()
+            rerouted = reroute(counted.routed)
+            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK)
+            counted = count_rows(frame, rerouted, handle.model)
+        routed = counted.routed
+        touched = counted.touched
+        loaded, filtered, unselected = counted.loaded, counted.filtered, counted.unselected
         error_path = None
         if filtered:
-            rejected = frame.filter(F.col(STATUS_COLUMN) == "error").drop(PARTITION_COLUMN)
+            rejected = frame.filter(F.col(STATUS_COLUMN) == "error").drop(PARTITION_COLUMN, AUTO_KEY_COLUMN)
             error_path = write_error_rows(rejected, error_location(handle, label))
         total = loaded + filtered
         if filtered and filtered / total > request.max_filter_ratio:

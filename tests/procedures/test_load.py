@@ -113,6 +113,31 @@ def test_auto_range_partitions_are_created_with_dorises_names(spark, namespace, 
     assert [str(f.transform) for f in py_catalog.load_table(table).spec().fields] == ["day"]
 
 
+def test_auto_partition_rows_inside_a_hand_made_range_that_does_not_hold_them_are_filtered(spark, namespace):
+    """A row whose day starts inside a hand-made partition that ends before the row gets no new
+    partition (the day's range would overlap it): it fits no partition and is filtered, while the
+    other rows go to their partitions, new ones created in the same commit."""
+    doris.create_table(
+        spark,
+        ddl=f"""CREATE TABLE {namespace}.events (ts DATETIME NOT NULL, v INT) DUPLICATE KEY(ts)
+        AUTO PARTITION BY RANGE (date_trunc(ts, 'day')) () DISTRIBUTED BY HASH(v) BUCKETS AUTO""",
+    )
+    table = f"{namespace}.events"
+    spark.sql(
+        f"CALL doris.add_partition(table => '{table}', partition => 'early', "
+        "values_range => array('2024-03-05 00:00:00', '2024-03-05 06:00:00'))"
+    )
+    query = (
+        "SELECT * FROM VALUES (timestamp_ntz'2024-03-05 01:00:00', 1), (timestamp_ntz'2024-03-05 08:00:00', 2), "
+        "(timestamp_ntz'2024-03-07 09:00:00', 3) AS t(ts, v)"
+    )
+    result = doris.load(spark, table=table, query=query, max_filter_ratio=0.5)[0]
+    assert (result.loaded_rows, result.filtered_rows) == (2, 1)
+    shown = {r.partition_name: r.row_count for r in spark.sql(f"CALL doris.show_partitions('{table}')").collect()}
+    assert shown == {"early": 1, "p20240307000000": 1}
+    assert sorted(r.v for r in spark.table(table).collect()) == [1, 3]
+
+
 def test_auto_list_partitions_named_as_doris_names_them(spark, namespace):
     doris.create_table(
         spark,
