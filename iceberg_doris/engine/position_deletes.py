@@ -117,7 +117,7 @@ def _write_group(
         location = str(table.locationProvider().newDataLocation(spec, partition, file_name))
     else:
         location = str(table.locationProvider().newDataLocation(file_name))
-    write_file(table, location, content)
+    write_file(iceberg, table, location, content)
 
     paths = sorted(deletes, key=java_order)
     positions = rows.column("pos")

@@ -8,6 +8,7 @@ import struct
 import zlib
 
 import pytest
+from py4j.protocol import Py4JJavaError
 from pyroaring import BitMap, BitMap64
 
 from iceberg_doris.engine import deletion_vectors as dv
@@ -294,17 +295,20 @@ def _key(delete_file) -> tuple[str, int]:
 
 
 
-def test_file_io_moves_bytes_in_chunks(spark, namespace):
+def test_file_io_moves_bytes_through_a_local_file(spark, namespace, tmp_path):
     name = f"{namespace}.t"
     spark.sql(f"CREATE TABLE {name} (id BIGINT) USING iceberg {V3}")
     iceberg, table = load(spark, name)
-    payload = bytes(range(256)) * (2 * 4096 + 3)  # 2 MiB + 768 bytes: two whole chunks and a partial one
-    location = str(table.locationProvider().newDataLocation("chunked.bin"))
-    dv.write_file(table, location, payload)
+    payload = bytes(range(256)) * (2 * 4096 + 3)  # 2 MiB + 768 bytes: many copy buffers and a partial one
+    location = str(table.locationProvider().newDataLocation("moved.bin"))
+    dv.write_file(iceberg, table, location, payload)
     assert int(table.io().newInputFile(location).getLength()) == len(payload)
     assert dv.read_file_range(iceberg, table, location) == payload
-    start = dv.IO_CHUNK_BYTES - 7
-    size = dv.IO_CHUNK_BYTES + 20
+    start, size = (1 << 20) - 7, (1 << 20) + 20
     assert dv.read_file_range(iceberg, table, location, start, size) == payload[start : start + size]
     with pytest.raises(dv.DeletionVectorFormatError, match="ends before"):
         dv.read_file_range(iceberg, table, location, len(payload) - 4, 8)
+    # Writing never replaces a file, and a refused write leaves the existing one as it was.
+    with pytest.raises(Py4JJavaError, match="AlreadyExists|already exists"):
+        dv.write_file(iceberg, table, location, b"other")
+    assert dv.read_file_range(iceberg, table, location) == payload
