@@ -125,8 +125,9 @@ def _attempt(
         indexed = None  # nothing to look up (the ref was emptied since the keys were collected)
     keys = indexed.keys if indexed is not None else batch_keys(batch, shape)  # Spark jobs
     candidates = both(touched, keys.predicate)
-    row_filter = iceberg_expression(iceberg, candidates)
-    data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter) if snapshot_id else ({}, {})
+    row_filter = iceberg_expression(iceberg, candidates)  # also what concurrent commits are checked against
+    plan_filter = iceberg_expression(iceberg, both(touched, indexed.key_range)) if indexed is not None else row_filter
+    data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=plan_filter) if snapshot_id else ({}, {})
     lookup = None
     if indexed is not None:
         lookup = lookup_with_index(iceberg, table, data_files, indexed, shape)
@@ -218,6 +219,9 @@ def _scan_lookup(
 class IndexedKeys:
     keys: "BatchKeys"  # the file-pruning predicate, as batch_keys computes it
     java: key_index.BatchKeys
+    # The keys' range: what plans the candidate files. The index checks each file's own key range
+    # anyway, and Iceberg's planning costs grow with every literal of an IN list.
+    key_range: Predicate
 
 
 @dataclass(frozen=True)
@@ -254,10 +258,10 @@ def collect_index_keys(iceberg: "IcebergJava", rows: "DataFrame", shape: plan.Ke
     name = shape.keys[0]
     java = key_index.collect_batch_keys(iceberg, rows.select(F.col(f"`{name}`").cast("long"), F.col(plan.DELETE)))
     count = java.count
+    key_range = _first_key_filter(shape, None, java.low, java.high) if count else TRUE
     if count <= KEY_LIST_LIMIT:
-        return IndexedKeys(BatchKeys(_first_key_filter(shape, java.values()), True), java)
-    predicate = _first_key_filter(shape, None, java.low, java.high)
-    return IndexedKeys(BatchKeys(predicate, count <= BROADCAST_KEY_LIMIT), java)
+        return IndexedKeys(BatchKeys(_first_key_filter(shape, java.values()), True), java, key_range)
+    return IndexedKeys(BatchKeys(key_range, count <= BROADCAST_KEY_LIMIT), java, key_range)
 
 
 def lookup_with_index(
