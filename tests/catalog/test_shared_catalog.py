@@ -94,3 +94,8 @@ def test_session_on_an_existing_catalog_sees_and_survives_other_writers(spark, n
     assert "seen: ['by_pyiceberg']" in done.stdout
     assert "rows: [5]" in done.stdout
     assert sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {namespace}").collect()) == ["by_pyiceberg", "by_spark"]
+
+
+def test_iceberg_plans_scans_in_the_calling_thread(spark):
+    """Iceberg's parallel planning sleeps 10 ms per wait; the session turns it off (README)."""
+    assert spark._jvm.java.lang.System.getProperty("iceberg.scan.plan-in-worker-pool") == "false"
