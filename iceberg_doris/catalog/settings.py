@@ -68,7 +68,6 @@ class CatalogSettings:
         prefix = f"spark.sql.catalog.{self.name}"
         conf = {
             prefix: "org.apache.iceberg.spark.SparkCatalog",
-            f"{prefix}.type": "jdbc",  # SQLite: replaced by catalog-impl below
             f"{prefix}.uri": self.jdbc_uri,
             # V1 is the schema pyiceberg's SqlCatalog shares (it has the iceberg_type column).
             f"{prefix}.jdbc.schema-version": "V1",
@@ -88,8 +87,9 @@ class CatalogSettings:
             conf[f"{prefix}.jdbc.busy_timeout"] = "30000"
             # Iceberg's JdbcCatalog on an existing SQLite catalog leaves a connection inside a read
             # transaction (open metadata result sets), blind to other writers; ours drops it.
-            del conf[f"{prefix}.type"]
             conf[f"{prefix}.catalog-impl"] = SQLITE_CATALOG_IMPL
+        else:
+            conf[f"{prefix}.type"] = "jdbc"
         if self.jdbc_user is not None:
             conf[f"{prefix}.jdbc.user"] = self.jdbc_user
         if self.jdbc_password is not None:

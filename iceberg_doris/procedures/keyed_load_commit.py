@@ -95,8 +95,9 @@ def resolved_batch(
     With the index, the keys are collected straight from the accepted rows: a batch without a
     repeated key (the usual case) is already resolved, and needs neither the window that picks a
     key's last version nor a cache of its own."""
-    iceberg = handle.iceberg
-    table = iceberg.load_table(handle.name)
+    # The table as the load opened it: whether to try the index. A ref that changes meanwhile only
+    # means _attempt scans (now filled) or looks up nothing (now emptied).
+    iceberg, table = handle.iceberg, handle.table
     indexable = ref_head(table, branch) is not None and index_possible(iceberg, table, shape)
     if indexable:
         keys = collect_index_keys(iceberg, accepted, shape)

@@ -322,7 +322,7 @@ def route_rows(prepared: "DataFrame", handle: DorisTable, request: LoadRequest) 
     temporary = bool(request.temporary_partitions)
     named = request.temporary_partitions or request.partitions
     if model.auto_partition is not None and named is None and request.auto_create:
-        routed = prepared.withColumn(PARTITION_COLUMN, F.expr(routing_sql(partitions, list(partitions.formal))))
+        routed = _with_partition(prepared, partitions, list(partitions.formal))
         homeless = (F.col(STATUS_COLUMN) == "ok") & F.col(PARTITION_COLUMN).isNull()
         routed = routed.withColumn(AUTO_KEY_COLUMN, F.when(homeless, _auto_partition_key(model, partitions)))
         return RoutedRows(routed, partitions, temporary, auto_keys=True)
@@ -336,8 +336,14 @@ def route_rows(prepared: "DataFrame", handle: DorisTable, request: LoadRequest) 
             group.append(partition)
     else:
         group = list(partitions.formal)
-    routed = prepared.withColumn(PARTITION_COLUMN, F.expr(routing_sql(partitions, group)))
-    return RoutedRows(_unrouted_rows_rejected(routed), partitions, temporary)
+    return RoutedRows(_unrouted_rows_rejected(_with_partition(prepared, partitions, group)), partitions, temporary)
+
+
+def _with_partition(frame: "DataFrame", partitions: PartitionSet, group: list[Any]) -> "DataFrame":
+    """``frame`` with the name of the partition of ``group`` each row belongs to (NULL: none)."""
+    from pyspark.sql import functions as F
+
+    return frame.withColumn(PARTITION_COLUMN, F.expr(routing_sql(partitions, group)))
 
 
 def _auto_partition_key(model: DorisTableModel, partitions: PartitionSet) -> "Column":
@@ -378,12 +384,8 @@ def reroute(routed: RoutedRows) -> RoutedRows:
     """``routed`` routed again over all its formal partitions; rows that fit none become error rows."""
     from dataclasses import replace
 
-    from pyspark.sql import functions as F
-
     assert routed.partitions is not None
-    frame = routed.frame.drop(AUTO_KEY_COLUMN).withColumn(
-        PARTITION_COLUMN, F.expr(routing_sql(routed.partitions, list(routed.partitions.formal)))
-    )
+    frame = _with_partition(routed.frame.drop(AUTO_KEY_COLUMN), routed.partitions, list(routed.partitions.formal))
     return replace(routed, frame=_unrouted_rows_rejected(frame), auto_keys=False)
 
 

@@ -96,13 +96,18 @@ def test_load_argument_rules_use_dorises_messages(spark, namespace):
         spark.sql(f"CALL doris.load(table => '{table}', query => \"{query}\", merge_type => 'other')")
 
 
-def test_auto_range_partitions_are_created_with_dorises_names(spark, namespace, py_catalog):
+def auto_day_table(spark, namespace: str) -> str:
+    """An empty table with auto RANGE partitions by day; returns its name."""
     doris.create_table(
         spark,
         ddl=f"""CREATE TABLE {namespace}.events (ts DATETIME NOT NULL, v INT) DUPLICATE KEY(ts)
         AUTO PARTITION BY RANGE (date_trunc(ts, 'day')) () DISTRIBUTED BY HASH(v) BUCKETS AUTO""",
     )
-    table = f"{namespace}.events"
+    return f"{namespace}.events"
+
+
+def test_auto_range_partitions_are_created_with_dorises_names(spark, namespace, py_catalog):
+    table = auto_day_table(spark, namespace)
     spark.sql(
         f"CALL doris.load(table => '{table}', query => \"SELECT * FROM VALUES "
         "(timestamp_ntz'2024-03-05 10:00:00', 1), (timestamp_ntz'2024-03-05 23:59:59', 2), "
@@ -117,12 +122,7 @@ def test_auto_partition_rows_inside_a_hand_made_range_that_does_not_hold_them_ar
     """A row whose day starts inside a hand-made partition that ends before the row gets no new
     partition (the day's range would overlap it): it fits no partition and is filtered, while the
     other rows go to their partitions, new ones created in the same commit."""
-    doris.create_table(
-        spark,
-        ddl=f"""CREATE TABLE {namespace}.events (ts DATETIME NOT NULL, v INT) DUPLICATE KEY(ts)
-        AUTO PARTITION BY RANGE (date_trunc(ts, 'day')) () DISTRIBUTED BY HASH(v) BUCKETS AUTO""",
-    )
-    table = f"{namespace}.events"
+    table = auto_day_table(spark, namespace)
     spark.sql(
         f"CALL doris.add_partition(table => '{table}', partition => 'early', "
         "values_range => array('2024-03-05 00:00:00', '2024-03-05 06:00:00'))"

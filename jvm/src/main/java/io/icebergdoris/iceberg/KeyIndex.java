@@ -97,7 +97,7 @@ public final class KeyIndex {
     final String location;
     final boolean indexable; // false: a NULL key in the file (written by another engine)
     final boolean built; // the entry was built for this probe (not in the executor's cache)
-    final int hitCount; // positions in upserts and deletes together
+    final long hitCount; // positions in upserts and deletes together
     final byte[] upserts; // live positions of keys the batch upserts (portable 64-bit Roaring)
     final byte[] deletes; // live positions of keys the batch deletes (portable 64-bit Roaring)
 
@@ -105,7 +105,7 @@ public final class KeyIndex {
       this.location = location;
       this.indexable = indexable;
       this.built = built;
-      this.hitCount = upserts.size + deletes.size;
+      this.hitCount = upserts.values.getLongCardinality() + deletes.values.getLongCardinality();
       this.upserts = upserts.portableRoaring();
       this.deletes = deletes.portableRoaring();
     }
@@ -419,11 +419,9 @@ public final class KeyIndex {
     // Roaring: the positions travel to the driver and on to Python several times smaller than
     // as plain longs, and py4j moves bytes slowly.
     private final Roaring64NavigableMap values = new Roaring64NavigableMap();
-    private int size = 0;
 
     void add(long position) {
       values.addLong(position);
-      size++;
     }
 
     byte[] portableRoaring() {
