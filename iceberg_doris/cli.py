@@ -2,7 +2,7 @@
 
     iceberg-doris -e "CALL doris.help()"
     iceberg-doris -f pipeline.sql --home /data/lake
-    iceberg-doris --catalog-uri postgresql://u:p@db:5432/lake --warehouse s3://bucket/wh -e "..."
+    iceberg-doris --catalog-uri postgresql://u@db:5432/lake --catalog-password-file ~/.lake-pw -e "..."
     iceberg-doris --dynamic-partitions-every 600      # Doris's dynamic-partition scheduler
 """
 
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from iceberg_doris.errors import DorisError
+from iceberg_doris.masking import mask_secrets
 from iceberg_doris.sql_script import split_statements
 
 DEFAULT_MAX_ROWS = 1000
@@ -32,10 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not statements and args.dynamic_partitions_every is None:
         print("iceberg-doris: nothing to run; give -e 'SQL', -f FILE or --dynamic-partitions-every (see --help)", file=sys.stderr)
         return 2
+    _warn_about_visible_secrets(args)
     try:
         spark = _session(args)
     except DorisError as error:
-        print(f"ERROR: {error}", file=sys.stderr)
+        print(f"ERROR: {mask_secrets(str(error))}", file=sys.stderr)
         return 1
     for statement in statements:
         try:
@@ -118,8 +120,29 @@ def _message(error: Exception) -> str:
     from py4j.protocol import Py4JJavaError
 
     if isinstance(error, Py4JJavaError):
-        return str(error.java_exception.getMessage())
-    return str(error).strip()
+        return mask_secrets(str(error.java_exception.getMessage()))
+    return mask_secrets(str(error).strip())
+
+
+def _warn_about_visible_secrets(args: argparse.Namespace) -> None:
+    """A secret on our own command line is readable by every local user (``ps``); say so."""
+    from iceberg_doris.catalog.session_secrets import is_secret_setting
+
+    if args.catalog_uri and mask_secrets(args.catalog_uri) != args.catalog_uri:
+        print(
+            f"WARNING: --catalog-uri {mask_secrets(args.catalog_uri)} carries a password, which every local user "
+            "can read in the process list. Leave it out of the URI and use --catalog-password-file FILE, "
+            "$PGPASSWORD or ~/.pgpass, or pass the whole URI in $ICEBERG_DORIS_CATALOG_URI.",
+            file=sys.stderr,
+        )
+    for item in args.conf:
+        key = item.partition("=")[0]
+        if is_secret_setting(key):
+            print(
+                f"WARNING: --conf {key}=... is a secret on the command line, readable by every local user; "
+                "set it from a Python session (iceberg_doris.session(conf=...)) instead.",
+                file=sys.stderr,
+            )
 
 
 def _read_script(path: str) -> str:
@@ -139,7 +162,12 @@ def _session(args: argparse.Namespace) -> Any:
             raise DorisError(f"--conf {item!r} is not KEY=VALUE")
         conf[key] = value
     return session(
-        home=args.home, catalog_uri=args.catalog_uri, warehouse=args.warehouse, master=args.master, conf=conf
+        home=args.home,
+        catalog_uri=args.catalog_uri,
+        warehouse=args.warehouse,
+        master=args.master,
+        conf=conf,
+        catalog_password_file=args.catalog_password_file,
     )
 
 
@@ -153,13 +181,18 @@ def _parser() -> argparse.ArgumentParser:
         prog="iceberg-doris",
         description="Run SQL (CALL doris.* included) on the iceberg-doris catalog.",
         epilog="Settings default to ICEBERG_DORIS_HOME, ICEBERG_DORIS_CATALOG_URI, "
-        "ICEBERG_DORIS_WAREHOUSE and ICEBERG_DORIS_SPARK_MASTER.",
+        "ICEBERG_DORIS_CATALOG_PASSWORD_FILE, ICEBERG_DORIS_WAREHOUSE and ICEBERG_DORIS_SPARK_MASTER. "
+        "Keep passwords off this command line (other users see it): use --catalog-password-file, "
+        "PGPASSWORD, ~/.pgpass or ICEBERG_DORIS_CATALOG_URI.",
     )
     parser.set_defaults(sources=[])
     parser.add_argument("-e", dest="e", action=_AppendSource, metavar="SQL", help="statements to run (repeatable)")
     parser.add_argument("-f", dest="f", action=_AppendSource, metavar="FILE", help="SQL script to run, - for stdin")
     parser.add_argument("--home", help="folder of the embedded catalog and warehouse")
-    parser.add_argument("--catalog-uri", help="sqlite:////path/catalog.db or postgresql://user:pw@host/db")
+    parser.add_argument("--catalog-uri", help="sqlite:////path/catalog.db or postgresql://user@host:5432/db")
+    parser.add_argument(
+        "--catalog-password-file", metavar="FILE", help="file whose first line is the PostgreSQL catalog's password"
+    )
     parser.add_argument("--warehouse", help="warehouse URI or path")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting")

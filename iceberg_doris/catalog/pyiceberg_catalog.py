@@ -20,6 +20,7 @@ def catalog(
     home: str | os.PathLike[str] | None = None,
     catalog_uri: str | None = None,
     warehouse: str | os.PathLike[str] | None = None,
+    catalog_password_file: str | os.PathLike[str] | None = None,
 ) -> "SqlCatalog":
     """Returns pyiceberg's ``SqlCatalog`` on the catalog :func:`iceberg_doris.session` uses.
 
@@ -32,5 +33,7 @@ def catalog(
     """
     from pyiceberg.catalog.sql import SqlCatalog
 
-    settings = CatalogSettings.resolve(home=home, catalog_uri=catalog_uri, warehouse=warehouse)
+    settings = CatalogSettings.resolve(
+        home=home, catalog_uri=catalog_uri, warehouse=warehouse, catalog_password_file=catalog_password_file
+    )
     return SqlCatalog(settings.name, **settings.pyiceberg_properties())

@@ -5,6 +5,12 @@ directory. A PostgreSQL URL and any warehouse URI Iceberg can write select other
 same code runs against a shared catalog and object storage.
 
 Precedence for each setting: explicit argument, then environment variable, then default.
+
+Secrets: a PostgreSQL password can come from the URI, from a password file (argument or
+``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``) or from ``$PGPASSWORD`` (libpq's own variable, which
+pyiceberg's driver reads anyway), in that order; without any, both drivers read ``~/.pgpass``.
+The password is kept out of :meth:`CatalogSettings.spark_catalog_conf` (PySpark puts launch settings
+on a command line) and out of ``repr`` and messages (:mod:`iceberg_doris.masking`).
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.masking import mask_secrets, remember_secret
 
 HOME_ENV = "ICEBERG_DORIS_HOME"
 CATALOG_URI_ENV = "ICEBERG_DORIS_CATALOG_URI"
 WAREHOUSE_ENV = "ICEBERG_DORIS_WAREHOUSE"
 CATALOG_NAME_ENV = "ICEBERG_DORIS_CATALOG_NAME"
+CATALOG_PASSWORD_FILE_ENV = "ICEBERG_DORIS_CATALOG_PASSWORD_FILE"
+PGPASSWORD_ENV = "PGPASSWORD"
 
 DEFAULT_HOME = Path("~/.iceberg-doris")
 DEFAULT_CATALOG_NAME = "iceberg"
@@ -29,9 +38,13 @@ WAREHOUSE_DIR_NAME = "warehouse"
 SQLITE_CATALOG_IMPL = "io.icebergdoris.iceberg.SqliteJdbcCatalog"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CatalogSettings:
-    """A resolved catalog location, in the forms each engine needs."""
+    """A resolved catalog location, in the forms each engine needs.
+
+    ``jdbc_password`` and ``sqlalchemy_uri`` hold the password in clear for the drivers; ``repr``
+    masks them.
+    """
 
     name: str
     kind: str  # "sqlite" or "postgresql"
@@ -49,8 +62,13 @@ class CatalogSettings:
         home: str | os.PathLike[str] | None = None,
         catalog_uri: str | None = None,
         warehouse: str | os.PathLike[str] | None = None,
+        catalog_password_file: str | os.PathLike[str] | None = None,
     ) -> "CatalogSettings":
-        """Resolves arguments, environment and defaults into one catalog location."""
+        """Resolves arguments, environment and defaults into one catalog location.
+
+        ``catalog_password_file`` (default ``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``) holds the
+        PostgreSQL password when the URI carries none, so it never has to be on a command line.
+        """
         home_path = _resolve_home(home)
         name = os.environ.get(CATALOG_NAME_ENV, DEFAULT_CATALOG_NAME)
         uri = catalog_uri or os.environ.get(CATALOG_URI_ENV)
@@ -59,12 +77,23 @@ class CatalogSettings:
             home_path.mkdir(parents=True, exist_ok=True)
             uri = f"sqlite:///{home_path / CATALOG_FILE_NAME}"
         kind, jdbc_uri, user, password, sqlalchemy_uri = _parse_catalog_uri(uri)
+        if kind == "postgresql" and password is None:
+            password = _password_from_file(catalog_password_file or os.environ.get(CATALOG_PASSWORD_FILE_ENV))
+            if password is None:
+                password = os.environ.get(PGPASSWORD_ENV) or None
+            if password is not None:
+                sqlalchemy_uri = _with_password(sqlalchemy_uri, user, password)
+        remember_secret(password)
         if kind == "sqlite":
             Path(unquote(jdbc_uri.removeprefix("jdbc:sqlite:"))).parent.mkdir(parents=True, exist_ok=True)
         return cls(name, kind, jdbc_uri, user, password, sqlalchemy_uri, warehouse_uri, home_path)
 
     def spark_catalog_conf(self) -> dict[str, str]:
-        """Spark settings that declare this catalog as an Iceberg JDBC catalog."""
+        """Spark settings that declare this catalog as an Iceberg JDBC catalog, without secrets.
+
+        The password is in :meth:`spark_catalog_secrets`: :func:`iceberg_doris.install` hands it
+        to the running driver, because launch settings end up on a process command line.
+        """
         prefix = f"spark.sql.catalog.{self.name}"
         conf = {
             prefix: "org.apache.iceberg.spark.SparkCatalog",
@@ -92,9 +121,26 @@ class CatalogSettings:
             conf[f"{prefix}.type"] = "jdbc"
         if self.jdbc_user is not None:
             conf[f"{prefix}.jdbc.user"] = self.jdbc_user
-        if self.jdbc_password is not None:
-            conf[f"{prefix}.jdbc.password"] = self.jdbc_password
         return conf
+
+    def spark_catalog_secrets(self) -> dict[str, str]:
+        """The catalog's secret Spark settings (its JDBC password), for a running session only."""
+        if self.jdbc_password is None:
+            return {}
+        return {f"spark.sql.catalog.{self.name}.jdbc.password": self.jdbc_password}
+
+    @property
+    def display_uri(self) -> str:
+        """The catalog's JDBC URI with any secret masked, for messages."""
+        return mask_secrets(self.jdbc_uri)
+
+    def __repr__(self) -> str:
+        return (
+            f"CatalogSettings(name={self.name!r}, kind={self.kind!r}, jdbc_uri={self.display_uri!r}, "
+            f"jdbc_user={self.jdbc_user!r}, jdbc_password={'***' if self.jdbc_password is not None else None}, "
+            f"sqlalchemy_uri={mask_secrets(self.sqlalchemy_uri)!r}, warehouse={mask_secrets(self.warehouse)!r}, "
+            f"home={self.home!r})"
+        )
 
     def pyiceberg_properties(self) -> dict[str, str]:
         """Properties for pyiceberg's SqlCatalog on the same database and warehouse."""
@@ -120,8 +166,43 @@ def _warehouse_uri(warehouse: str | os.PathLike[str] | None, home: Path) -> str:
     return path.as_uri()
 
 
+def _password_from_file(path: str | os.PathLike[str] | None) -> str | None:
+    """The first line of ``path`` (a trailing newline is not part of the password)."""
+    if path is None or os.fspath(path) == "":
+        return None
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigurationError(
+            f"Cannot read the catalog password file {os.fspath(path)!r}: {error.strerror or error}. "
+            f"Point --catalog-password-file / {CATALOG_PASSWORD_FILE_ENV} at a readable file holding the password."
+        ) from None
+    password = text.split("\n", 1)[0].removesuffix("\r")
+    if not password:
+        raise ConfigurationError(
+            f"The catalog password file {os.fspath(path)!r} is empty: write the password on its first line."
+        )
+    return password
+
+
+def _with_password(sqlalchemy_uri: str, user: str | None, password: str) -> str:
+    parts = urlsplit(sqlalchemy_uri)
+    hostport = parts.netloc.rpartition("@")[2]
+    return _sqlalchemy_postgres(hostport, parts.path, user, password) + (f"?{parts.query}" if parts.query else "")
+
+
 def _parse_catalog_uri(uri: str) -> tuple[str, str, str | None, str | None, str]:
     """Returns (kind, JDBC URL, user, password, SQLAlchemy URL) for a SQLite or PostgreSQL URI."""
+    try:
+        return _parse_valid_catalog_uri(uri)
+    except ValueError as error:  # urllib's own (bad port, bad IPv6 host); its text holds no password
+        raise ConfigurationError(
+            f"Catalog URI {mask_secrets(uri)!r} is malformed ({error}): "
+            "write postgresql://user@host:5432/database or sqlite:////path/catalog.db"
+        ) from None
+
+
+def _parse_valid_catalog_uri(uri: str) -> tuple[str, str, str | None, str | None, str]:
     if uri.startswith("jdbc:sqlite:"):
         path = uri.removeprefix("jdbc:sqlite:")
         return "sqlite", uri, None, None, f"sqlite:///{path}"
@@ -129,7 +210,7 @@ def _parse_catalog_uri(uri: str) -> tuple[str, str, str | None, str | None, str]
         parts = urlsplit(uri)
         if not parts.path or parts.path == "/":
             raise ConfigurationError(
-                f"SQLite catalog URI {uri!r} names no file: write sqlite:////absolute/path/catalog.db"
+                f"SQLite catalog URI {mask_secrets(uri)!r} names no file: write sqlite:////absolute/path/catalog.db"
             )
         path = parts.path.removeprefix("/") if parts.path.startswith("//") else parts.path
         path = str(Path(path).expanduser().resolve())
@@ -145,7 +226,7 @@ def _parse_catalog_uri(uri: str) -> tuple[str, str, str | None, str | None, str]
         parts = urlsplit(uri)
         if not parts.hostname or not parts.path.strip("/"):
             raise ConfigurationError(
-                f"PostgreSQL catalog URI {uri!r} needs a host and a database: "
+                f"PostgreSQL catalog URI {mask_secrets(uri)!r} needs a host and a database: "
                 "postgresql://user:password@host:5432/database"
             )
         user = unquote(parts.username) if parts.username else None
@@ -155,7 +236,7 @@ def _parse_catalog_uri(uri: str) -> tuple[str, str, str | None, str | None, str]
         jdbc = f"jdbc:postgresql://{hostport}{parts.path}{query}"
         return "postgresql", jdbc, user, password, _sqlalchemy_postgres(hostport, parts.path, user, password)
     raise ConfigurationError(
-        f"Unsupported catalog URI {uri!r}: use sqlite:////path/catalog.db (embedded) or "
+        f"Unsupported catalog URI {mask_secrets(uri)!r}: use sqlite:////path/catalog.db (embedded) or "
         "postgresql://user:password@host:5432/database (shared); jdbc:sqlite: and "
         "jdbc:postgresql: URLs are accepted too."
     )

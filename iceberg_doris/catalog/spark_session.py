@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
+from iceberg_doris.catalog.session_secrets import split_secret_settings, supply_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
 
@@ -34,6 +35,7 @@ def session(
     warehouse: str | os.PathLike[str] | None = None,
     master: str | None = None,
     conf: Mapping[str, str] | None = None,
+    catalog_password_file: str | os.PathLike[str] | None = None,
 ) -> "SparkSession":
     """Returns a SparkSession wired for iceberg-doris.
 
@@ -48,6 +50,13 @@ def session(
             (default ``$ICEBERG_DORIS_WAREHOUSE``, else ``<home>/warehouse``).
         master: Spark master URL (default ``$ICEBERG_DORIS_SPARK_MASTER``, else ``local[*]``).
         conf: extra Spark settings; they win over ours.
+        catalog_password_file: file whose first line is the PostgreSQL password, when
+            ``catalog_uri`` carries none (default ``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``, then
+            ``$PGPASSWORD``, then ``~/.pgpass``).
+
+    Secret catalog settings
+    (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token or access
+    key) are handed to the driver after it starts, never on its command line.
 
     One Spark driver runs per Python process: calling this again with the same settings returns
     the running session; different settings raise :class:`ConfigurationError`.
@@ -60,14 +69,16 @@ def session(
     global _active_settings
     from pyspark.sql import SparkSession
 
-    settings = CatalogSettings.resolve(home=home, catalog_uri=catalog_uri, warehouse=warehouse)
+    settings = CatalogSettings.resolve(
+        home=home, catalog_uri=catalog_uri, warehouse=warehouse, catalog_password_file=catalog_password_file
+    )
     with _lock:
         running = SparkSession.getActiveSession()
         if running is not None and _active_settings is not None:
             if settings != _active_settings:
                 raise ConfigurationError(
                     "A Spark session for another catalog is already running in this process "
-                    f"({_active_settings.jdbc_uri}); Spark allows one per process. "
+                    f"({_active_settings.display_uri}); Spark allows one per process. "
                     "Call spark.stop() first, or reuse the running session."
                 )
             _apply_runtime_conf(running, conf)
@@ -75,13 +86,15 @@ def session(
         builder = SparkSession.builder.appName("iceberg-doris").master(
             master or os.environ.get(MASTER_ENV, DEFAULT_MASTER)
         )
-        for key, value in spark_conf(settings, master=master, conf=conf).items():
+        launch, secrets = split_secret_settings(spark_conf(settings, master=master, conf=conf))
+        for key, value in launch.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
         _check_static_conf(spark)
         from iceberg_doris.procedures.bridge import install
 
-        install(spark)
+        supply_secret_settings(spark, secrets)  # conf's own secrets; install adds the catalog's
+        install(spark, settings)
         _active_settings = settings
         return spark
 
@@ -89,7 +102,11 @@ def session(
 def spark_conf(
     settings: CatalogSettings, *, master: str | None = None, conf: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """Every Spark setting :func:`session` applies, for ``spark-submit`` users who build their own."""
+    """Every Spark setting :func:`session` applies, for ``spark-submit`` users who build their own.
+
+    The catalog password is not among them (it would be on the driver's command line): pass the
+    same ``settings`` to :func:`iceberg_doris.install` once the session exists.
+    """
     runtime = resolve_runtime_jars()
     java_options = [
         f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
@@ -123,8 +140,10 @@ def spark_conf(
 
 
 def _apply_runtime_conf(spark: "SparkSession", conf: Mapping[str, str] | None) -> None:
-    for key, value in (conf or {}).items():
+    public, secrets = split_secret_settings(conf or {})
+    for key, value in public.items():
         spark.conf.set(key, value)
+    supply_secret_settings(spark, secrets)
 
 
 def _check_static_conf(spark: "SparkSession") -> None:

@@ -10,16 +10,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.catalog.session_secrets import supply_secret_settings
 from iceberg_doris.errors import DorisError
+from iceberg_doris.masking import mask_secrets
 from iceberg_doris.procedures.binding import reject_duplicate_keys
 from iceberg_doris.procedures.invocation import run_procedure
 from iceberg_doris.procedures.registry import get_procedure
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from iceberg_doris.catalog.settings import CatalogSettings
 
 log = logging.getLogger(__name__)
 HANDLERS_CLASS = "io.icebergdoris.spark.ProcedureHandlers"
@@ -52,30 +57,36 @@ class ProcedureHandler:
 
 
 def describe_error(procedure: str, error: Exception) -> dict[str, str]:
-    """Our errors carry their own message; anything else is named as an internal failure."""
+    """Our errors carry their own message; anything else is named as an internal failure.
+
+    Every message is masked (:func:`mask_secrets`): a foreign error may quote a URI or password.
+    """
     if isinstance(error, DorisError):
-        return {"type": type(error).__name__, "message": str(error)}
+        return {"type": type(error).__name__, "message": mask_secrets(str(error))}
     from pyspark.errors.exceptions.captured import CapturedException
 
     if isinstance(error, CapturedException):
-        return {"type": type(error).__name__, "message": f"doris.{procedure} failed in Spark: {error}"}
-    log.exception("doris.%s failed", procedure)
+        return {"type": type(error).__name__, "message": mask_secrets(f"doris.{procedure} failed in Spark: {error}")}
+    log.error("doris.%s failed\n%s", procedure, mask_secrets(traceback.format_exc()))
     return {
         "type": type(error).__name__,
-        "message": f"doris.{procedure} failed unexpectedly: {type(error).__name__}: {error}",
+        "message": mask_secrets(f"doris.{procedure} failed unexpectedly: {type(error).__name__}: {error}"),
     }
 
 
-def install(spark: "SparkSession") -> None:
+def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) -> None:
     """Connects ``CALL doris.*`` in this Spark driver to the Python procedures.
 
     :func:`iceberg_doris.session` calls it; call it yourself on a PySpark session you built with
-    :func:`iceberg_doris.spark_conf`.
+    :func:`iceberg_doris.spark_conf`, passing the same ``settings``: their catalog password is left
+    out of ``spark_conf`` (launch settings land on a command line) and reaches the driver here,
+    so call it before the session first uses the catalog.
     """
     from pyspark.java_gateway import ensure_callback_server_started
 
-    gateway = spark.sparkContext._gateway
-    ensure_callback_server_started(gateway)
+    if settings is not None:
+        supply_secret_settings(spark, settings.spark_catalog_secrets())
+    ensure_callback_server_started(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
     handlers.register(ProcedureHandler(spark))
 

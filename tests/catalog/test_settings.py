@@ -12,7 +12,8 @@ from iceberg_doris.errors import ConfigurationError
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
-    for name in ("ICEBERG_DORIS_HOME", "ICEBERG_DORIS_CATALOG_URI", "ICEBERG_DORIS_WAREHOUSE", "ICEBERG_DORIS_CATALOG_NAME"):
+    for name in ("ICEBERG_DORIS_HOME", "ICEBERG_DORIS_CATALOG_URI", "ICEBERG_DORIS_WAREHOUSE", "ICEBERG_DORIS_CATALOG_NAME",
+                 "ICEBERG_DORIS_CATALOG_PASSWORD_FILE", "PGPASSWORD"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -48,7 +49,9 @@ def test_postgres_url_gives_jdbc_and_sqlalchemy_forms(tmp_path):
     assert settings.sqlalchemy_uri == "postgresql+psycopg2://lake:p%40ss@db.example:5433/meta"
     conf = settings.spark_catalog_conf()
     assert conf["spark.sql.catalog.iceberg.jdbc.user"] == "lake"
-    assert conf["spark.sql.catalog.iceberg.jdbc.password"] == "p@ss"
+    # The password reaches a running driver only (launch settings land on its command line).
+    assert not any("password" in key for key in conf)
+    assert settings.spark_catalog_secrets() == {"spark.sql.catalog.iceberg.jdbc.password": "p@ss"}
 
 
 def test_jdbc_postgres_url_with_credentials_in_query(tmp_path):

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 
 def _bin_dir() -> Path:
@@ -28,8 +29,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def postgres_server(database: str = "lake") -> Iterator[str]:
-    """Starts a server in a fresh folder; yields ``postgresql://user:password@127.0.0.1:port/database``."""
+def postgres_server(database: str = "lake", password: str = "doris-test") -> Iterator[str]:
+    """Starts a server in a fresh folder; yields ``postgresql://user:password@127.0.0.1:port/database``.
+
+    The role ``lake`` needs ``password`` (scram-sha-256); it appears URL-encoded in the URL.
+    """
     bindir = _bin_dir()
     # Not pytest's tmp_path: its parents are root-only, and the server runs as the postgres user.
     root = Path(tempfile.mkdtemp(prefix="iceberg-doris-pg-"))
@@ -43,7 +47,7 @@ def postgres_server(database: str = "lake") -> Iterator[str]:
             os.chown(path, owner.pw_uid, owner.pw_gid)
         run_as = [shutil.which("runuser") or "/usr/sbin/runuser", "-u", "postgres", "--"]
     password_file = root / "pw"
-    password_file.write_text("doris-test\n")
+    password_file.write_text(password + "\n")
     os.chmod(password_file, 0o644)
     port = _free_port()
 
@@ -56,7 +60,8 @@ def postgres_server(database: str = "lake") -> Iterator[str]:
         "-o", f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1", "start",
     )
     try:
-        env = dict(os.environ, PGPASSWORD="doris-test")
+        password_file.unlink()
+        env = dict(os.environ, PGPASSWORD=password)
         deadline = time.monotonic() + 30
         while True:
             created = subprocess.run(
@@ -68,7 +73,7 @@ def postgres_server(database: str = "lake") -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"createdb failed: {created.stderr}")
             time.sleep(0.3)
-        yield f"postgresql://lake:doris-test@127.0.0.1:{port}/{database}"
+        yield f"postgresql://lake:{quote(password, safe='')}@127.0.0.1:{port}/{database}"
     finally:
         subprocess.run(run_as + [str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
