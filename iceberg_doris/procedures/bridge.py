@@ -18,6 +18,7 @@ from iceberg_doris.catalog.session_secrets import supply_secret_settings
 from iceberg_doris.errors import DorisError
 from iceberg_doris.masking import mask_secrets
 from iceberg_doris.procedures.binding import reject_duplicate_keys
+from iceberg_doris.procedures.callback_server import start_authenticated_callback_server
 from iceberg_doris.procedures.invocation import run_procedure
 from iceberg_doris.procedures.registry import get_procedure
 
@@ -81,12 +82,13 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     :func:`iceberg_doris.spark_conf`, passing the same ``settings``: their catalog password is left
     out of ``spark_conf`` (launch settings land on a command line) and reaches the driver here,
     so call it before the session first uses the catalog.
-    """
-    from pyspark.java_gateway import ensure_callback_server_started
 
+    The py4j callback server the JVM calls the procedures through then listens on 127.0.0.1 only
+    and refuses every connection without the gateway's secret.
+    """
     if settings is not None:
         supply_secret_settings(spark, settings.spark_catalog_secrets())
-    ensure_callback_server_started(spark.sparkContext._gateway)
+    start_authenticated_callback_server(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
     handlers.register(ProcedureHandler(spark))
 
