@@ -23,6 +23,7 @@ DORIS_PROCEDURE_CATALOG = "io.icebergdoris.spark.DorisProcedureCatalog"
 MASTER_ENV = "ICEBERG_DORIS_SPARK_MASTER"
 DEFAULT_MASTER = "local[*]"
 LOG4J_CONFIG = Path(__file__).resolve().parent / "log4j2.properties"
+LOOPBACK = "127.0.0.1"
 
 _lock = threading.Lock()
 _active_settings: CatalogSettings | None = None
@@ -54,7 +55,7 @@ def session(
             ``catalog_uri`` carries none (default ``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``, then
             ``$PGPASSWORD``, then ``~/.pgpass``).
 
-    Secret catalog settings
+    A local master (``local[*]``) binds every Spark listener to 127.0.0.1. Secret catalog settings
     (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token or access
     key) are handed to the driver after it starts, never on its command line.
 
@@ -105,7 +106,9 @@ def spark_conf(
     """Every Spark setting :func:`session` applies, for ``spark-submit`` users who build their own.
 
     The catalog password is not among them (it would be on the driver's command line): pass the
-    same ``settings`` to :func:`iceberg_doris.install` once the session exists.
+    same ``settings`` to :func:`iceberg_doris.install` once the session exists. A local master
+    binds the driver to 127.0.0.1; a cluster master keeps Spark's defaults (executors must reach
+    the driver), so secure that network with Spark's own ``spark.authenticate`` and TLS settings.
     """
     runtime = resolve_runtime_jars()
     java_options = [
@@ -134,6 +137,10 @@ def spark_conf(
     if resolved_master.startswith("local"):
         # Small local jobs spend more time scheduling 200 shuffle tasks than computing.
         result["spark.sql.shuffle.partitions"] = str(max(2, 2 * (os.cpu_count() or 1)))
+        # Nothing outside this machine needs the driver's RPC or block manager (which follows the
+        # bind address) in local mode; by default they listen on the host's network address.
+        result["spark.driver.bindAddress"] = LOOPBACK
+        result["spark.driver.host"] = LOOPBACK
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
     return result
