@@ -22,7 +22,8 @@ MIN_FREE_TEXT_SECRET = 4
 
 # scheme://user:password@ -- the password runs to the URI's last '@': more than a URL parser would
 # take when an unquoted '/' or '@' is in it, which is the point (better mask a host than leak).
-_URI_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s'\"]*:)(?P<secret>[^\s'\"]*)@")
+# Any number of slashes after the scheme: a mistyped URI ("postgresql:/u:pw@h") is masked too.
+_URI_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*:/*[^:/@\s'\"]*:)(?P<secret>[^\s'\"]*)@")
 # ?password=..., &sslpassword=..., ;secret=... (JDBC URLs, query strings).
 _SECRET_PARAMETER = re.compile(
     r"(?P<head>[?&;][A-Za-z0-9_.\-]*(?:password|passwd|pwd|secret|token)[A-Za-z0-9_.\-]*=)(?P<secret>[^&;#\s'\"]*)",

@@ -27,6 +27,8 @@ def clean_env(monkeypatch):
         ("postgresql+psycopg2://lake:p%40ss@db/meta", "postgresql+psycopg2://lake:***@db/meta"),
         ("postgresql://lake:p@ss:w/rd@db/meta", "postgresql://lake:***@db/meta"),  # unquoted '@' and '/' in it
         ("postgresql://lake:a@b@db/meta", "postgresql://lake:***@db/meta"),
+        ("postgresql:/lake:pw@db/meta", "postgresql:/lake:***@db/meta"),
+        ("postgresql:lake:pw@db/meta", "postgresql:lake:***@db/meta"),
         ("jdbc:postgresql://db/meta?user=lake&password=pw&ssl=true", "jdbc:postgresql://db/meta?user=lake&password=***&ssl=true"),
         ("jdbc:postgresql://db/meta?sslpassword=x;token=y", "jdbc:postgresql://db/meta?sslpassword=***;token=***"),
         ("catalog 'postgresql://lake:pw@db/meta' is down", "catalog 'postgresql://lake:***@db/meta' is down"),
@@ -61,6 +63,7 @@ def test_repr_of_settings_masks_the_password(tmp_path):
     [
         ("postgresqll://lake:Typo-Secret-1@db/meta", "Unsupported catalog URI 'postgresqll://lake:***@db/meta': use"),
         ("postgresql://lake:Typo-Secret-1@db", "PostgreSQL catalog URI 'postgresql://lake:***@db' needs a host and a database"),
+        ("postgresql:/lake:Typo-Secret-1@db/meta", "PostgreSQL catalog URI 'postgresql:/lake:***@db/meta' needs a host"),
         ("postgresql://lake:Typo-Secret-1@db:port/meta", "Catalog URI 'postgresql://lake:***@db:port/meta' is malformed ("),
         ("postgresql://lake:Typo-Secret-1@[db/meta", "Catalog URI 'postgresql://lake:***@[db/meta' is malformed ("),
     ],
