@@ -45,7 +45,7 @@ def show(spark, title: str, sql: str, columns: str = "*") -> None:
 def main() -> None:
     spark = iceberg_doris.session()
     settings = iceberg_doris.CatalogSettings.resolve()
-    print(f"catalog: {settings.jdbc_uri}\nwarehouse: {settings.warehouse}")
+    print(f"catalog: {settings.display_uri}\nwarehouse: {settings.warehouse}")
 
     spark.sql("DROP TABLE IF EXISTS demo.orders PURGE")
     spark.sql("CREATE NAMESPACE IF NOT EXISTS demo")

@@ -94,8 +94,8 @@ def session(
         _check_static_conf(spark)
         from iceberg_doris.procedures.bridge import install
 
-        supply_secret_settings(spark, secrets)  # conf's own secrets; install adds the catalog's
         install(spark, settings)
+        supply_secret_settings(spark, secrets)  # conf's own secret settings, after ours: conf wins
         _active_settings = settings
         return spark
 
