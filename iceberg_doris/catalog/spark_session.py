@@ -55,9 +55,10 @@ def session(
             ``catalog_uri`` carries none (default ``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``, then
             ``$PGPASSWORD``, then ``~/.pgpass``).
 
-    A local master (``local[*]``) binds every Spark listener to 127.0.0.1. Secret catalog settings
-    (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token or access
-    key) are handed to the driver after it starts, never on its command line.
+    A local master (``local[*]``) binds every Spark listener to 127.0.0.1 and makes them
+    authenticate (``spark.authenticate``, with a secret Spark keeps in memory). Secret catalog
+    settings (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token
+    or access key) are handed to the driver after it starts, never on its command line.
 
     One Spark driver runs per Python process: calling this again with the same settings returns
     the running session; different settings raise :class:`ConfigurationError`.
@@ -107,8 +108,9 @@ def spark_conf(
 
     The catalog password is not among them (it would be on the driver's command line): pass the
     same ``settings`` to :func:`iceberg_doris.install` once the session exists. A local master
-    binds the driver to 127.0.0.1; a cluster master keeps Spark's defaults (executors must reach
-    the driver), so secure that network with Spark's own ``spark.authenticate`` and TLS settings.
+    binds the driver to 127.0.0.1 and turns on ``spark.authenticate``; a cluster master keeps
+    Spark's defaults (executors must reach the driver), so secure that network with Spark's own
+    ``spark.authenticate`` and TLS settings.
     """
     runtime = resolve_runtime_jars()
     java_options = [
@@ -141,6 +143,9 @@ def spark_conf(
         # bind address) in local mode; by default they listen on the host's network address.
         result["spark.driver.bindAddress"] = LOOPBACK
         result["spark.driver.host"] = LOOPBACK
+        # Loopback still admits every local user: make the RPC and block transfers authenticate.
+        # In local mode Spark makes the secret itself, in memory (never on a command line).
+        result["spark.authenticate"] = "true"
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
     return result

@@ -1,5 +1,5 @@
 """An embedded (local-master) session listens on loopback only: the driver JVM, the Python process,
-and the processes they start (PySpark's Python workers)."""
+and the processes they start (PySpark's Python workers); Spark's own listeners demand its secret."""
 
 from __future__ import annotations
 
@@ -84,15 +84,40 @@ def test_every_listener_of_a_local_session_is_on_loopback(spark):
     assert outside == {pid: [] for pid in listeners}, listeners
 
 
-def test_local_master_binds_the_driver_to_loopback(tmp_path):
+@pytest.mark.spark
+def test_spark_rpc_and_block_manager_refuse_a_client_without_the_secret(spark):
+    """A transport client built without the session's secret, as another local user's would be."""
+    jvm = spark._jvm
+    env = spark._jsc.sc().env()
+    ports = {"rpc": env.rpcEnv().address().port(), "block manager": env.blockManager().blockManagerId().port()}
+    stranger_conf = jvm.org.apache.spark.network.netty.SparkTransportConf.fromSparkConf(
+        jvm.org.apache.spark.SparkConf(False), "rpc", 1, jvm.scala.Option.empty()
+    )
+    context = jvm.org.apache.spark.network.TransportContext(stranger_conf, jvm.org.apache.spark.network.server.NoOpRpcHandler())
+    factory = context.createClientFactory()
+    try:
+        for name, port in ports.items():
+            client = factory.createClient("127.0.0.1", port)
+            with pytest.raises(Exception) as refused:
+                client.sendRpcSync(jvm.java.nio.ByteBuffer.wrap(bytearray(b"stranger")), 30_000)
+            # Without authentication the server would try to decode the message instead.
+            assert "Expected SaslMessage" in str(refused.value), (name, str(refused.value)[:500])
+    finally:
+        factory.close()
+    assert spark.range(3).rdd.map(lambda r: r.id).sum() == 3  # the session's own traffic authenticates
+
+
+def test_local_master_binds_the_driver_to_loopback_and_authenticates(tmp_path):
     conf = spark_conf(CatalogSettings.resolve(home=tmp_path), master="local[2]")
     assert conf["spark.driver.bindAddress"] == "127.0.0.1"
     assert conf["spark.driver.host"] == "127.0.0.1"
+    assert conf["spark.authenticate"] == "true"
+    assert not any("secret" in key for key in conf)  # Spark makes the local secret in memory
 
 
 def test_cluster_master_keeps_sparks_network_defaults_and_conf_wins(tmp_path):
     settings = CatalogSettings.resolve(home=tmp_path)
     cluster = spark_conf(settings, master="spark://spark-master:7077")
-    assert "spark.driver.bindAddress" not in cluster and "spark.driver.host" not in cluster
+    assert not {"spark.driver.bindAddress", "spark.driver.host", "spark.authenticate"} & set(cluster)
     mine = spark_conf(settings, master="local[*]", conf={"spark.driver.bindAddress": "0.0.0.0"})
     assert mine["spark.driver.bindAddress"] == "0.0.0.0"
