@@ -4,9 +4,9 @@ One helper, :func:`mask_secrets`, for every place that prints a URI or a foreign
 
 - the password of a URI's user part: ``postgresql://lake:pw@db/meta`` -> ``postgresql://lake:***@db/meta``;
 - secret query parameters: ``jdbc:postgresql://db/meta?user=lake&password=pw`` -> ``...&password=***``;
-- any secret this process was told about (:func:`remember_secret`: the catalog password), wherever
-  it appears, plain or URL-encoded, so a message from Spark, JDBC or Python that happens to quote
-  it is masked too.
+- any secret of 8 characters or more this process was told about (:func:`remember_secret`: the
+  catalog password), wherever it appears, plain or URL-encoded, so a message from Spark, JDBC or
+  Python that happens to quote it is masked too.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import threading
 from urllib.parse import quote
 
 MASK = "***"
-# Shorter remembered secrets are masked inside URIs only: replacing two letters everywhere would
-# garble every message.
-MIN_FREE_TEXT_SECRET = 4
+# Shorter remembered secrets are masked inside URIs only: a development password such as "lake" or
+# "postgres" replaced everywhere would garble the table and host names of every message.
+MIN_FREE_TEXT_SECRET = 8
 
 # scheme://user:password@ -- the password runs to the URI's last '@': more than a URL parser would
 # take when an unquoted '/' or '@' is in it, which is the point (better mask a host than leak).
