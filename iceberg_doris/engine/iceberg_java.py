@@ -49,7 +49,8 @@ class IcebergJava:
         return parse_table_name(text, self.catalog_name)
 
     def identifier(self, name: TableName) -> JavaObject:
-        return self.table_identifier.parse(name.qualified)
+        # Built from the parts: TableIdentifier.parse would split a name holding a dot again.
+        return self.table_identifier.of(self.namespace.of(self._string_array([name.namespace])), name.name)
 
     def load_table(self, name: TableName) -> JavaObject:
         """The Iceberg table, freshly loaded; TableNotFoundError if it does not exist."""

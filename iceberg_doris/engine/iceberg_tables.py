@@ -10,7 +10,7 @@ from typing import Any
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
-from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
 from iceberg_doris.table_model.partition_predicates import All, AnyOf, Compare, Constant, InValues, IsNull, Predicate
@@ -262,7 +262,7 @@ def _schema(iceberg: IcebergJava, model: DorisTableModel) -> JavaObject:
 
 
 def _column_ddl(column: ColumnModel) -> str:
-    text = f"`{column.name}` {column.spark_type}"
+    text = f"{quote_identifier(column.name)} {column.spark_type}"
     if not column.nullable:
         text += " NOT NULL"
     if column.comment:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, Union
 
+from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import PartitionError
 from iceberg_doris.partitioning.keys import MIN, PartitionColumnType, key_sort_key
 from iceberg_doris.partitioning.lists import (
@@ -49,11 +50,22 @@ Partition = Union[RangePartition, ListPartition]
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_\-]{0,127}")
 
 
+def _bare(name: object) -> str:
+    """A name as Doris's messages print it (unquoted), unless it would garble the message."""
+    return name if isinstance(name, str) and name.isprintable() and len(name) <= 64 else shown(name)
+
+
 def check_partition_name(name: str) -> str:
-    """Letters, digits, ``_`` and ``-``; at most 128 characters (a relaxed ``FeNameFormat``)."""
+    """Letters, digits, ``_`` and ``-``; at most 128 characters (a relaxed ``FeNameFormat``: names
+    may start with a digit or ``_``, as dynamic partitions with an empty prefix are named). A
+    partition name also names an Iceberg branch (``doris_temp_<name>``), so nothing else may pass."""
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-        raise PartitionError(f"Incorrect partition name '{name}'")
+        raise PartitionError(
+            f"Incorrect partition name {shown(name)}: a partition name is 1 to 128 letters, digits, '_' or '-' "
+            "and does not start with '-', e.g. 'p202405'"
+        )
     return name
+
 
 
 class PartitionKind(str, enum.Enum):
@@ -528,7 +540,11 @@ class PartitionSet:
         if self.get(name, temporary) is None:
             if if_exists:
                 return self
-            raise PartitionError(f"Error in list of partitions to {name}")
+            kind = "temporary partition" if temporary else "partition"
+            raise PartitionError(
+                f"Error in list of partitions to {_bare(name)}: the table has no {kind} {_bare(name)}; "
+                f"doris.show_partitions lists them, and if_exists => true ignores a missing one"
+            )
         if temporary:
             return self._with(temp=[p for p in self.temp if p.name != name])
         return self._with(formal=[p for p in self.formal if p.name != name])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.partitioning import check_alter_allowed
 from iceberg_doris.procedures import temp_partitions
-from iceberg_doris.procedures.parameter_types import BOOLEAN, STRING, VALUE, VALUE_ARRAY, ArrayType, OneOf
+from iceberg_doris.procedures.parameter_types import BOOLEAN, PARTITION_NAME, STRING, VALUE, VALUE_ARRAY, ArrayType, OneOf
 from iceberg_doris.procedures.partition_changes import commit_model_change, partitions_after
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import DorisTable, open_table
@@ -44,7 +44,7 @@ class AddPartitionProcedure(Procedure):
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),
-        Parameter("partition", STRING, required=True, description="New partition name."),
+        Parameter("partition", PARTITION_NAME, required=True, description="New partition name (letters, digits, '_', '-')."),
         *PARTITION_VALUE_PARAMETERS,
         Parameter("temporary", BOOLEAN, default=False, description="Add a temporary partition."),
     )

@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.procedures.parameter_types import BIGINT, STRING
+from iceberg_doris.procedures.parameter_types import STRING, TIMESTAMP, AtLeastType
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
 
@@ -28,13 +28,19 @@ class CleanupProcedure(Procedure):
     name = "cleanup"
     summary = "Expires snapshots older than older_than (keeping retain_last) and deletes unreferenced files."
     details = (
-        "older_than is a timestamp ('2024-05-01 00:00:00'); default 24 hours ago. Time travel to expired "
+        "older_than is a timestamp ('2024-05-01 00:00:00', a date, or an expression such as "
+        "current_timestamp() - INTERVAL 7 DAYS); default 24 hours ago. Time travel to expired "
         "snapshots is no longer possible afterwards. Use a recent older_than only when no write is running."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),
-        Parameter("older_than", STRING, description="Timestamp; default: 24 hours ago."),
-        Parameter("retain_last", BIGINT, default=1, description="Snapshots to keep whatever their age."),
+        Parameter("older_than", TIMESTAMP, description="Timestamp or date; default: 24 hours ago."),
+        Parameter(
+            "retain_last",
+            AtLeastType(1, "the current snapshot is always kept"),
+            default=1,
+            description="Snapshots to keep whatever their age (at least 1).",
+        ),
     )
     output = (
         OutputColumn("expired_snapshots", "bigint"),
@@ -45,8 +51,8 @@ class CleanupProcedure(Procedure):
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
         handle = open_table(spark, args["table"])
-        if args["older_than"]:
-            cutoff = dt.datetime.fromisoformat(args["older_than"])
+        if args["older_than"] is not None:
+            cutoff = args["older_than"]
         else:
             cutoff = dt.datetime.now() - DEFAULT_AGE
         cutoff_ms = int(cutoff.timestamp() * 1000)

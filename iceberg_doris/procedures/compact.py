@@ -26,7 +26,9 @@ from iceberg_doris.engine.iceberg_java import java_class, java_items, java_messa
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.errors import CommitConflictError
+from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.engine.name_rules import shown
+from iceberg_doris.errors import CommitConflictError, TableStateError
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
@@ -65,6 +67,7 @@ class CompactProcedure(Procedure):
         from pyspark.sql import functions as F
 
         handle = open_table(spark, args["table"])
+        retention_hours = tombstone_retention_hours(handle.name.qualified, handle.table.properties().get(RETENTION_PROPERTY))
         snapshot = handle.table.currentSnapshot()
         if snapshot is None:
             return [(0, 0, 0, 0, 0, None)]
@@ -78,7 +81,6 @@ class CompactProcedure(Procedure):
 
                 raise PartitionError(f"Partition[{missing[0]}] does not exist in {handle.name.qualified}")
             predicate = union([partition_predicate(partitions, p) for p in chosen if p is not None])
-        retention_hours = float(handle.table.properties().get(RETENTION_PROPERTY) or RETENTION_DEFAULT_HOURS)
         cutoff_ms = int(time.time() * 1000 - retention_hours * 3600 * 1000)
         snapshot_id = int(snapshot.snapshotId())
         # Only sequence tables have tombstones (deleted rows that still guard their key against
@@ -111,7 +113,7 @@ class CompactProcedure(Procedure):
         frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
         # The partition filter prunes the scan to the chosen partitions; _file alone does not.
         frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
-        live = frame.filter(F.col("_file").isin(list(paths))).select(*[f"`{c}`" for c in frame.columns])
+        live = frame.filter(F.col("_file").isin(list(paths))).select(*[quote_identifier(c) for c in frame.columns])
         added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
         removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
 
@@ -146,3 +148,19 @@ def _added_after(history: Any, table: Any, data_file: Any, cutoff_ms: int) -> bo
         return True
     committed = int(history.committedAtMillis(table, int(sequence)))
     return committed >= cutoff_ms if committed >= 0 else False
+
+
+def tombstone_retention_hours(table: str, value: Any) -> float:
+    """The table's tombstone retention in hours: a number >= 0 (default 168)."""
+    if value is None or not str(value).strip():
+        return float(RETENTION_DEFAULT_HOURS)
+    try:
+        hours = float(str(value))
+    except ValueError:
+        hours = float("nan")
+    if not 0 <= hours < float("inf"):
+        raise TableStateError(
+            f"Table {table} has {RETENTION_PROPERTY} = {shown(str(value))}, which is not a number of hours >= 0: "
+            f"set it with ALTER TABLE {table} SET TBLPROPERTIES ('{RETENTION_PROPERTY}' = '168')"
+        )
+    return hours

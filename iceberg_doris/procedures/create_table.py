@@ -16,6 +16,7 @@ from py4j.protocol import Py4JJavaError
 from iceberg_doris.ddl import parse_create_table
 from iceberg_doris.engine.iceberg_java import IcebergJava, java_class
 from iceberg_doris.engine.iceberg_tables import create_table
+from iceberg_doris.engine.name_rules import check_column_name, check_database_name, check_table_name
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ProcedureArgumentError, TableStateError
 from iceberg_doris.procedures.parameter_types import STRING
@@ -34,7 +35,8 @@ class CreateTableProcedure(Procedure):
         "Accepts DUPLICATE/UNIQUE/AGGREGATE KEY models, RANGE/LIST/AUTO partitions, DISTRIBUTED BY, and "
         "PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). "
         "Unmodelled properties such as replication_num are kept and have no effect. The table name is db.tbl "
-        "(or the current namespace). IF NOT EXISTS returns status EXISTS for an existing table."
+        "(or the current namespace); table and database names follow Doris's rule (a letter, then letters, "
+        "digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table."
     )
     parameters = (Parameter("ddl", STRING, required=True, description="A Doris CREATE TABLE statement."),)
     output = (
@@ -54,6 +56,12 @@ class CreateTableProcedure(Procedure):
                 f"write db.tbl or {iceberg.catalog_name}.db.tbl"
             )
         database = definition.database or spark.catalog.currentDatabase()
+        # Names become catalog keys, folders of the warehouse and SQL identifiers: refuse, before
+        # anything is created, the ones that one of them cannot serve.
+        check_table_name(definition.table)
+        check_database_name(database)
+        for column in definition.columns:
+            check_column_name(column.name)
         name = TableName(database, definition.table)
         if not iceberg.namespace_exists(database):
             raise TableStateError(f"Unknown database '{database}': create it first with CREATE NAMESPACE {database}")

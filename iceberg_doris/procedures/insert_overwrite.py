@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.errors import LoadError
 from iceberg_doris.procedures.load import LoadProcedure, LoadRequest, execute_load
-from iceberg_doris.procedures.parameter_types import BOOLEAN, STRING, STRING_ARRAY
+from iceberg_doris.procedures.parameter_types import BOOLEAN, LABEL, STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
 
@@ -54,7 +54,7 @@ class InsertOverwriteProcedure(Procedure):
         Parameter("query", STRING, required=True, description="A SELECT producing the new rows (table column order)."),
         Parameter("partitions", STRING_ARRAY, description="NULL: whole table; names; or array('*')."),
         Parameter("auto_create", BOOLEAN, default=False, description="Auto-partition tables may create partitions."),
-        Parameter("label", STRING, description="Exactly-once label (default: generated)."),
+        Parameter("label", LABEL, description="Exactly-once label: letters, digits, '-', '_', ':' (default: generated)."),
     )
     output = LoadProcedure.output
 

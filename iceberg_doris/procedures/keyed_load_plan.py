@@ -263,4 +263,4 @@ def _merge_aggregate(kind: str | None, stored: "Column", incoming: "Column", sha
 
 
 def _q(name: str) -> str:
-    return f"`{name}`"
+    return "`" + name.replace("`", "``") + "`"

@@ -20,8 +20,10 @@ from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_replacement
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import stage_model
+from iceberg_doris.engine.name_rules import check_label, shown
+from iceberg_doris.engine.safe_paths import child_location
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.errors import CommitConflictError, LoadError, ProcedureArgumentError
 from iceberg_doris.loading import (
     REASON_COLUMN,
@@ -36,7 +38,8 @@ from iceberg_doris.loading import (
 from iceberg_doris.partitioning import PartitionSet, plan_auto_partitions
 from iceberg_doris.procedures.parameter_types import (
     BOOLEAN,
-    DOUBLE,
+    LABEL,
+    RATIO,
     STRING,
     STRING_ARRAY,
     STRING_MAP,
@@ -104,8 +107,8 @@ class LoadProcedure(Procedure):
         Parameter("temporary_partitions", STRING_ARRAY, description="Load into these temp partitions."),
         Parameter("partial_columns", BOOLEAN, default=False, description="Update only the named columns (MoW)."),
         Parameter("overwrite", BOOLEAN, default=False, description="Replace the partitions the rows land in."),
-        Parameter("label", STRING, description="Exactly-once label (default: generated)."),
-        Parameter("max_filter_ratio", DOUBLE, default=0.0, description="Tolerated share of filtered rows."),
+        Parameter("label", LABEL, description="Exactly-once label: letters, digits, '-', '_', ':' (default: generated)."),
+        Parameter("max_filter_ratio", RATIO, default=0.0, description="Tolerated share of filtered rows, 0 to 1."),
         Parameter("strict_mode", BOOLEAN, default=False, description="Conversion failures filter the row."),
     )
     output = (
@@ -178,7 +181,7 @@ class LoadRequest:
 
 def execute_load(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> tuple[Any, ...]:
     started = time.monotonic()
-    label = request.label or f"{request.operation}_{uuid.uuid4().hex}"
+    label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
     check_label_unused(handle.iceberg, handle.table, handle.name, label)
     frame = read_source(
         spark,
@@ -194,9 +197,12 @@ def execute_load(spark: "SparkSession", handle: DorisTable, request: LoadRequest
     keyed = None
     extra = None
     if model.keys_model is not KeysModel.DUPLICATE:
-        supplied = loaded_columns(frame, targets, mapping) if request.partial_columns else tuple(t.name for t in targets)
+        given = loaded_columns(frame, targets, mapping)
+        supplied = given if request.partial_columns else tuple(t.name for t in targets)
         keyed = KeyedLoadShape(model, tuple(supplied), request.partial_columns, request.strict_mode)
-        check_sequence_supplied(handle, request, keyed)
+        check_keys_supplied(model, request, given)
+        check_sequence_supplied(handle, request, given)
+        check_sequence_source(request, frame, mapping, targets)
         extra = keyed_extras(model, request)
     prepared = prepare_rows(
         frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
@@ -220,23 +226,53 @@ def keyed_extras(model: DorisTableModel, request: LoadRequest) -> dict[str, str]
     else:
         delete = "false"
     if request.sequence_col:
-        sequence = f"`{request.sequence_col}`"
+        sequence = quote_identifier(request.sequence_col)
     elif model.sequence_col:
-        sequence = f"`{model.sequence_col}`"
+        sequence = quote_identifier(model.sequence_col)
     else:
         sequence = "CAST(NULL AS INT)"
     return {DELETE: delete, SEQUENCE: sequence, ORDER: "monotonically_increasing_id()"}
 
 
-def check_sequence_supplied(handle: DorisTable, request: LoadRequest, shape: KeyedLoadShape) -> None:
-    """A load into a sequence table must give each row a sequence value (Doris's rule)."""
+def check_sequence_supplied(handle: DorisTable, request: LoadRequest, supplied: Sequence[str]) -> None:
+    """A load into a sequence table must give each row a sequence value (Doris's rule): the source
+    (or the columns mapping) has to supply the sequence column; ``supplied`` are the table columns
+    the load supplies."""
     model = handle.model
     if not model.sequence_col or request.partial_columns or request.sequence_col:
         return
     column = model.column(model.sequence_col)
     default = (column.default or "").upper()
-    if model.sequence_col not in shape.supplied and not default.startswith("CURRENT_TIMESTAMP"):
-        raise LoadError(f"Table {handle.name.name} has sequence column, need to specify the sequence column")
+    if model.sequence_col.lower() not in {name.lower() for name in supplied} and not default.startswith("CURRENT_TIMESTAMP"):
+        raise LoadError(
+            f"Table {handle.name.name} has sequence column, need to specify the sequence column: the load must "
+            f"supply column {model.sequence_col} (in the source or the columns mapping)"
+        )
+
+
+def check_keys_supplied(model: DorisTableModel, request: LoadRequest, supplied: Sequence[str]) -> None:
+    """A partial update names every key column (Doris's rule and message)."""
+    if not request.partial_columns:
+        return
+    given = {name.lower() for name in supplied}
+    missing = [key for key in model.key_columns if key.lower() not in given]
+    if missing:
+        raise LoadError(
+            f"Partial update should include all key columns, missing: {missing[0]}; name every key column "
+            f"({', '.join(model.key_columns)}) in the source or the columns mapping"
+        )
+
+
+def check_sequence_source(request: LoadRequest, frame: "DataFrame", mapping: Any, targets: list[TargetColumn]) -> None:
+    """``sequence_col`` names a column of the load (a source column, a mapped or a table column)."""
+    if not request.sequence_col:
+        return
+    known = list(frame.columns) + list(mapping.names() if mapping is not None else ()) + [t.name for t in targets]
+    if request.sequence_col.lower() not in {name.lower() for name in known}:
+        raise LoadError(
+            f"sequence_col {shown(request.sequence_col)} is not a column of the load: name a column of the source "
+            "or of the columns mapping"
+        )
 
 
 def check_load_arguments(handle: DorisTable, args: Arguments) -> None:
@@ -355,7 +391,7 @@ def _auto_partition_key(model: DorisTableModel, partitions: PartitionSet) -> "Co
 
     auto = model.auto_partition
     assert auto is not None
-    columns = [F.col(f"`{c}`") for c in partitions.column_names]
+    columns = [F.col(quote_identifier(c)) for c in partitions.column_names]
     if auto.kind == "RANGE":
         return F.struct(F.date_trunc(validate_date_trunc_unit(auto.unit or ""), columns[0]))
     return F.struct(*columns)
@@ -517,7 +553,7 @@ def publish(
             commit = LoadCommit(label=label, request=request, staged={}, touched=touched, counts=(loaded, filtered, unselected))
             snapshot_id, deleted = publish_keyed(handle, routed, accepted, keyed, commit)
             return Published(snapshot_id, loaded, filtered, unselected, error_path, deleted)
-        columns = [F.col(f"`{t.name}`") for t in targets]
+        columns = [F.col(quote_identifier(t.name)) for t in targets]
         staged: dict[str | None, list[JavaObject]] = {}
         if routed.temporary:
             for name in touched:
@@ -641,8 +677,11 @@ def merge_partitions(fresh: DorisTable, routed: RoutedRows) -> PartitionSet | No
 
 def error_location(handle: DorisTable, label: str) -> str:
     """``<warehouse>/_doris_load_errors/<db>/<table>/<label>``: outside every table's folder, so
-    Iceberg's orphan-file cleanup never removes it."""
+    Iceberg's orphan-file cleanup never removes it. Each name is exactly one folder level
+    (:func:`child_location` encodes whatever it holds), so the location is always a folder of
+    ``<warehouse>/_doris_load_errors/<db>/<table>/`` and writing it (which replaces it) cannot touch
+    anything else."""
     spark = handle.iceberg.spark
     warehouse = spark.conf.get(f"spark.sql.catalog.{handle.iceberg.catalog_name}.warehouse", None)
     base = warehouse.rstrip("/") if warehouse else str(handle.table.location()).rsplit("/", 2)[0]
-    return f"{base}/{ERROR_ROWS_DIR}/{handle.name.namespace}/{handle.name.name}/{label}"
+    return child_location(base, ERROR_ROWS_DIR, handle.name.namespace, handle.name.name, label)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from iceberg_doris.engine.name_rules import check_label, shown
 from iceberg_doris.errors import ProcedureArgumentError
 
 Scalar = str | int | float | bool
@@ -30,16 +31,23 @@ class ParamType(ABC):
     def coerce(self, value: Any, parameter: str) -> Any:
         """Returns the value in this type's Python form, or raises ProcedureArgumentError."""
         try:
-            return self._convert(value)
+            converted = self._convert(value)
         except _Mismatch as mismatch:
             hint = f": {mismatch}" if str(mismatch) else ""
             raise ProcedureArgumentError(
                 f"Wrong arg type for {parameter}: cannot cast {type_name(value)} to {self.name}{hint}"
             ) from None
+        return self.check(converted, parameter)
 
     @abstractmethod
     def _convert(self, value: Any) -> Any:
         """Returns the converted value or raises _Mismatch (optionally with a hint)."""
+
+    def check(self, value: Any, parameter: str) -> Any:
+        """Range and format rules of a value of the right type: returns it (possibly normalised) or
+        raises ProcedureArgumentError naming the parameter and the fix. Runs at binding, before the
+        procedure reads or writes anything."""
+        return value
 
     def __repr__(self) -> str:
         return self.name
@@ -146,6 +154,75 @@ class OneOf(ParamType):
         raise _Mismatch()
 
 
+class LabelType(StringType):
+    """A load label: Doris's label rule (letters, digits, ``-``, ``_``, ``:``; at most 128)."""
+
+    def check(self, value: str, parameter: str) -> str:
+        return check_label(value)
+
+
+class PartitionNameType(StringType):
+    """The name of a partition to create: Doris's partition-name rule (it also names a branch)."""
+
+    def check(self, value: str, parameter: str) -> str:
+        from iceberg_doris.partitioning import check_partition_name
+
+        return check_partition_name(value)
+
+
+class RatioType(DoubleType):
+    """A share between 0 and 1 (Doris's ``max_filter_ratio`` rule and message)."""
+
+    def check(self, value: float, parameter: str) -> float:
+        if not 0.0 <= value <= 1.0:  # NaN fails too
+            raise ProcedureArgumentError(
+                f"{parameter} must between 0.0 and 1.0, got {value!r}: give the largest share of rows "
+                "that may be filtered, e.g. 0.1 for 10%"
+            )
+        return value
+
+
+class AtLeastType(LongType):
+    """A whole number no smaller than ``minimum``."""
+
+    def __init__(self, minimum: int, meaning: str):
+        self.minimum = minimum
+        self.meaning = meaning
+
+    def check(self, value: int, parameter: str) -> int:
+        if value < self.minimum:
+            raise ProcedureArgumentError(f"{parameter} must be at least {self.minimum}, got {value}: {self.meaning}")
+        return value
+
+
+class TimestampType(ParamType):
+    """A point in time: an ISO timestamp or date string (what ``to_json`` makes of a SQL TIMESTAMP
+    or DATE argument), or a Python datetime/date. Returned as a datetime (naive: local time)."""
+
+    name = "timestamp"
+
+    def _convert(self, value: Any) -> dt.datetime:
+        if isinstance(value, dt.datetime):
+            return value
+        if isinstance(value, dt.date):
+            return dt.datetime.combine(value, dt.time())
+        if isinstance(value, str):
+            return value  # type: ignore[return-value] - parsed in check, which can name the parameter
+        raise _Mismatch()
+
+    def check(self, value: Any, parameter: str) -> dt.datetime:
+        if isinstance(value, dt.datetime):
+            return value
+        try:
+            return dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ProcedureArgumentError(
+                f"{parameter} must be a timestamp such as '2024-05-01 00:00:00' or a date such as '2024-05-01', "
+                f"got {shown(value)}; for a time relative to now pass an expression, e.g. "
+                f"{parameter} => current_timestamp() - INTERVAL 1 DAY"
+            ) from None
+
+
 STRING = StringType()
 BIGINT = LongType()
 DOUBLE = DoubleType()
@@ -154,6 +231,10 @@ VALUE = ValueType()
 STRING_ARRAY = ArrayType(STRING)
 VALUE_ARRAY = ArrayType(VALUE)
 STRING_MAP = MapType()
+LABEL = LabelType()
+PARTITION_NAME = PartitionNameType()
+RATIO = RatioType()
+TIMESTAMP = TimestampType()
 
 
 def type_name(value: Any) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import DorisError
 from iceberg_doris.partitioning import plan_dynamic_partitions
 from iceberg_doris.procedures.parameter_types import STRING
@@ -97,7 +98,9 @@ def enabled_tables(iceberg: IcebergJava) -> list[str]:
     found = []
     for namespace in catalog.listNamespaces():
         for identifier in catalog.listTables(namespace):
-            name = str(identifier.toString())
+            levels = list(identifier.namespace().levels())
+            # Rendered so that open_table parses it back to the same parts, whatever they hold.
+            name = TableName(str(levels[0]), str(identifier.name())).qualified if len(levels) == 1 else str(identifier)
             try:
                 properties = catalog.loadTable(identifier).properties()
             except Exception:  # noqa: BLE001 - a broken table must not stop the scheduler

@@ -80,7 +80,7 @@ def test_drop_partition_is_one_metadata_only_commit_with_time_travel(spark, name
 
 def test_drop_unknown_partition(spark, namespace):
     table = create_range_table(spark, namespace)
-    with pytest.raises(IllegalArgumentException, match="^Error in list of partitions to p9$"):
+    with pytest.raises(IllegalArgumentException, match="^Error in list of partitions to p9: the table has no partition p9"):
         spark.sql(f"CALL doris.drop_partition(table => '{table}', partition => 'p9')")
     row = spark.sql(f"CALL doris.drop_partition(table => '{table}', partition => 'p9', if_exists => true)").collect()[0]
     assert row.dropped is False

@@ -61,7 +61,7 @@ def test_temp_partition_rules(spark, namespace):
     assert ids(spark, table, "doris_temp_tp1") == []
     spark.sql(f"CALL doris.drop_partition(table => '{table}', partition => 'tp1', temporary => true)")
     assert spark.sql(f"CALL doris.show_partitions(table => '{table}', temporary => true)").collect() == []
-    with pytest.raises(IllegalArgumentException, match="^Error in list of partitions to tp1$"):
+    with pytest.raises(IllegalArgumentException, match="^Error in list of partitions to tp1: the table has no temporary partition tp1"):
         spark.sql(f"CALL doris.drop_partition(table => '{table}', partition => 'tp1', temporary => true)")
     assert spark.sql(f"CALL doris.drop_partition(table => '{table}', partition => 'tp1', temporary => true, if_exists => true)").collect()[0].dropped is False
     assert ids(spark, table) == [1, 2, 3]
