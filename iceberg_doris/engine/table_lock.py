@@ -50,6 +50,8 @@ log = logging.getLogger(__name__)
 
 TIMEOUT_CONF = "spark.doris.commitLock.timeoutSeconds"
 DEFAULT_TIMEOUT_SECONDS = 300.0
+# Longer counts as forever (PostgreSQL's lock_timeout stops at 2^31 ms, about 24 days).
+MAX_TIMEOUT_SECONDS = 2_000_000.0
 # How often a waiter for a file lock looks again (flock cannot wait with a time limit).
 _POLL_FIRST_SECONDS = 0.005
 _POLL_MAX_SECONDS = 0.05
@@ -137,12 +139,14 @@ def enter(locks: TableLocks, key: LockKey, timeout: float, on_busy: Callable[[],
     release = locks.acquire(key, timeout, on_busy)
     if release is None:
         return None
-    log.debug("commit lock %s taken after %.3f s", key.file_name, time.monotonic() - started)
+    taken = time.monotonic()
+    log.debug("commit lock %s taken after %.3f s", key.file_name, taken - started)
     held.add(token)
 
     def release_held() -> None:
         held.discard(token)
         release()
+        log.debug("commit lock %s released after %.3f s", key.file_name, time.monotonic() - taken)
 
     return release_held
 
@@ -157,7 +161,7 @@ def lock_timeout(spark: "SparkSession") -> float:
         value = -1.0
     if not value >= 0:  # also NaN
         raise ConfigurationError(f"{TIMEOUT_CONF} must be a number of seconds >= 0, got {raw!r}")
-    return value
+    return min(value, MAX_TIMEOUT_SECONDS)
 
 
 _backends: dict[tuple[Any, ...], TableLocks] = {}
@@ -268,21 +272,25 @@ class AdvisoryLocks:
     def acquire(self, key: LockKey, timeout: float, on_busy: Callable[[], None]) -> Release | None:
         import psycopg2
 
-        connection = self._connection()
         ids = (self.CLASS_ID, key.advisory_id)
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", ids)
-                got = bool(cursor.fetchone()[0])
-                if not got:
-                    on_busy()
-                    got = timeout > 0 and self._wait(cursor, ids, timeout)
-        except psycopg2.Error as error:
-            connection.close()
-            raise LockUnavailableError(_first_line(error)) from None
-        except BaseException:
-            connection.close()  # the server drops whatever this connection held
-            raise
+        while True:
+            connection, reused = self._connection()
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", ids)
+                    got = bool(cursor.fetchone()[0])
+                    if not got:
+                        on_busy()
+                        got = timeout > 0 and self._wait(cursor, ids, timeout)
+                break
+            except psycopg2.Error as error:
+                connection.close()
+                if reused and isinstance(error, (psycopg2.OperationalError, psycopg2.InterfaceError)):
+                    continue  # a kept connection the server dropped (restart, idle timeout): a new one
+                raise LockUnavailableError(_first_line(error)) from None
+            except BaseException:
+                connection.close()  # the server drops whatever this connection held
+                raise
         if not got:
             self._give_back(connection)
             return None
@@ -316,20 +324,21 @@ class AdvisoryLocks:
         else:
             connection.close()  # whatever it still holds goes with it
 
-    def _connection(self) -> Any:
+    def _connection(self) -> tuple[Any, bool]:
+        """A connection, and whether it was kept from an earlier lock."""
         import psycopg2
 
         with self._guard:
             while self._idle:
                 connection = self._idle.pop()
                 if not connection.closed:
-                    return connection
+                    return connection, True
         try:
             connection = psycopg2.connect(**self._parameters, application_name="iceberg-doris commit lock")
         except psycopg2.Error as error:
             raise LockUnavailableError(_first_line(error)) from None
         connection.autocommit = True
-        return connection
+        return connection, False
 
     def _give_back(self, connection: Any) -> None:
         with self._guard:

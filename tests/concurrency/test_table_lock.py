@@ -266,3 +266,24 @@ def test_the_sqlite_catalog_keeps_its_locks_beside_its_file(spark, namespace, la
     assert (locks.directory / LockKey.of("iceberg", name).file_name).exists()
     assert not any(namespace in p.name for p in locks.directory.iterdir())
 
+
+
+@pytest.mark.postgres
+def test_a_kept_connection_the_server_dropped_is_replaced(postgres_url):
+    import psycopg2
+
+    locks = advisory_locks(postgres_url)
+    locks.acquire(KEY, 0, lambda: None)()  # its connection is kept for the next lock
+    settings = CatalogSettings.resolve(catalog_uri=postgres_url)
+    admin = psycopg2.connect(**postgres_parameters(settings.jdbc_uri, settings.jdbc_user, settings.jdbc_password))
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid, 60000)) FROM pg_stat_activity "  # waits until it is gone
+            "WHERE application_name = 'iceberg-doris commit lock'"
+        )
+        assert cursor.fetchone()[0] == 1
+    admin.close()
+    release = locks.acquire(KEY, 0, lambda: None)
+    assert release is not None
+    release()
