@@ -19,6 +19,7 @@ two lookups; writers outside the lock (plain Spark SQL) are left to the retry po
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import ChainMap
 from collections.abc import Callable, Mapping
@@ -105,14 +106,15 @@ def apply_keyed_load(
         # whatever the table holds: a second lookup only changes the delete bitmaps.
         rows_need_lookup = shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
         lookups = 1
-        current = _look_up(handle, iceberg.load_table(handle.name), batch, indexed, shape, touched, branch, summary, lookups)
+        scan_keys = functools.cache(lambda: batch_keys(batch, shape))  # Spark jobs: once per load
+        current = _look_up(handle, iceberg.load_table(handle.name), batch, indexed, scan_keys, shape, touched, branch, summary, lookups)
         interleaving.reached(interleaving.LOOKED_UP, handle.name)
 
         def look_up_again(table: JavaObject) -> None:
             nonlocal current, lookups
             lookups += 1
             reused = None if rows_need_lookup else current.upserts
-            current = _look_up(handle, table, batch, indexed, shape, touched, branch, summary, lookups, upserts=reused)
+            current = _look_up(handle, table, batch, indexed, scan_keys, shape, touched, branch, summary, lookups, upserts=reused)
 
         def build(table: JavaObject, transaction: JavaObject) -> int | None:
             from iceberg_doris.procedures.table_access import reopen
@@ -176,6 +178,7 @@ def _look_up(
     table: JavaObject,
     batch: "DataFrame",
     indexed: "IndexedKeys | None",
+    scan_keys: Callable[[], "BatchKeys"],
     shape: plan.KeyedLoadShape,
     touched: Predicate,
     branch: str | None,
@@ -191,7 +194,7 @@ def _look_up(
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
     if snapshot_id is None:
         indexed = None  # nothing to look up (the ref was emptied since the keys were collected)
-    keys = indexed.keys if indexed is not None else batch_keys(batch, shape)  # Spark jobs
+    keys = indexed.keys if indexed is not None else scan_keys()
     candidates = both(touched, keys.predicate)
     row_filter = iceberg_expression(iceberg, candidates)  # also what concurrent commits are checked against
     plan_filter = iceberg_expression(iceberg, both(touched, indexed.key_range)) if indexed is not None else row_filter
