@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -52,9 +51,6 @@ TIMEOUT_CONF = "spark.doris.commitLock.timeoutSeconds"
 DEFAULT_TIMEOUT_SECONDS = 300.0
 # Longer counts as forever (PostgreSQL's lock_timeout stops at 2^31 ms, about 24 days).
 MAX_TIMEOUT_SECONDS = 2_000_000.0
-# How often a waiter for a file lock looks again (flock cannot wait with a time limit).
-_POLL_FIRST_SECONDS = 0.005
-_POLL_MAX_SECONDS = 0.05
 
 Release = Callable[[], None]
 
@@ -224,32 +220,61 @@ class FileLocks:
         except OSError as error:
             raise LockUnavailableError(f"{error.strerror}: {error.filename}") from None
 
-        def taken() -> bool:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                return False
-
         def release() -> None:
             os.close(descriptor)  # closing the only descriptor releases the flock
 
         try:
-            if taken():
-                return release
-            on_busy()
-            deadline = time.monotonic() + timeout
-            pause = _POLL_FIRST_SECONDS
-            while (left := deadline - time.monotonic()) > 0:
-                time.sleep(min(left, pause * random.uniform(0.5, 1.0)))
-                if taken():
-                    return release
-                pause = min(pause * 2, _POLL_MAX_SECONDS)
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return release
+        except BlockingIOError:
+            pass
         except BaseException:
             release()
             raise
-        release()
-        return None
+        try:
+            on_busy()
+        except BaseException:
+            release()
+            raise
+        if timeout <= 0:
+            release()
+            return None
+        return release if _flock_within(descriptor, timeout) else None
+
+
+def _flock_within(descriptor: int, timeout: float) -> bool:
+    """Waits up to ``timeout`` s for an exclusive flock on ``descriptor`` in the kernel's queue of
+    waiters: woken as soon as the lock frees, in about the order they came (polling would let a
+    late waiter overtake an early one, again and again). flock cannot wait with a time limit, so a
+    helper thread blocks in it; if the time runs out first, the helper keeps the descriptor and
+    closes it once it gets the lock, handing the lock straight on. On False the descriptor is no
+    longer the caller's."""
+    import fcntl
+
+    done = threading.Event()
+    guard = threading.Lock()
+    state = {"locked": False, "abandoned": False}
+
+    def block() -> None:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            locked = True
+        except OSError:
+            locked = False
+        with guard:
+            state["locked"] = locked
+            if state["abandoned"] or not locked:
+                os.close(descriptor)
+            done.set()
+
+    threading.Thread(target=block, name="iceberg-doris commit lock wait", daemon=True).start()
+    try:
+        done.wait(timeout)
+    finally:
+        with guard:
+            if not done.is_set():
+                state["abandoned"] = True
+    return done.is_set() and state["locked"] and not state["abandoned"]
 
 
 class AdvisoryLocks:
