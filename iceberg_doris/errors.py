@@ -62,6 +62,16 @@ class CommitConflictError(DorisError):
     """A concurrent commit changed what this operation read; nothing was committed. Retry it."""
 
 
+class CommitLockTimeoutError(CommitConflictError):
+    """The table's commit lock stayed taken by another writer longer than the configured wait;
+    nothing was committed. Retry it, or wait longer (``spark.doris.commitLock.timeoutSeconds``)."""
+
+
+class CommitStateUnknownError(DorisError):
+    """The catalog did not confirm a commit: it may or may not have been applied. Never retried
+    automatically; the message says how to check (the load's label, the table's snapshots)."""
+
+
 def _pointer(statement: str | None, line: int, column: int) -> str:
     """Renders the offending line with a caret under the column, as sqlglot does."""
     if not statement:

@@ -18,17 +18,15 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from py4j.protocol import Py4JJavaError
-
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
-from iceberg_doris.engine.iceberg_java import java_class, java_items, java_message, split_locations
+from iceberg_doris.engine.iceberg_java import java_items, split_locations
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.engine.name_rules import shown
-from iceberg_doris.errors import CommitConflictError, TableStateError
+from iceberg_doris.errors import TableStateError
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
@@ -117,23 +115,16 @@ class CompactProcedure(Procedure):
         added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
         removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
 
-        def build(table: Any, transaction: Any) -> None:
+        def build(table: Any, transaction: Any) -> int:
             stage_replacement(
                 transaction, removed, FileSet(added), summary={"doris.operation": "compact"},
                 validate_from=snapshot_id, conflict_filter=iceberg_expression(handle.iceberg, predicate),
             )
+            return int(transaction.table().currentSnapshot().snapshotId())
 
-        try:
-            commit_atomically(handle.iceberg, handle.name, build, operation="compact")
-        except Py4JJavaError as error:  # a concurrent delete on a rewritten file fails validation
-            if java_class(error) == "org.apache.iceberg.exceptions.ValidationException":
-                raise CommitConflictError(
-                    f"Cannot compact {handle.name.qualified}: rows were changed in the files being rewritten "
-                    f"({java_message(error)}); nothing was committed. Run it again."
-                ) from None
-            raise
-        after = open_table(spark, args["table"]).table.currentSnapshot()
-        return [(len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, int(after.snapshotId()))]
+        # A concurrent delete on a rewritten file fails the validation: CommitConflictError, in words.
+        committed = commit_atomically(handle.iceberg, handle.name, build, operation="compact")
+        return [(len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, committed)]
 
 
 def _is_scoped_to(delete_file: Any, location: str) -> bool:

@@ -3,19 +3,27 @@ in one RowDelta, validated against the snapshot the keys were looked up in.
 
 Delete bitmaps are built with pyroaring and written as deletion vectors (format v3, one Puffin blob
 per data file, merged with that file's earlier deletes) or position-delete files (format v2); never
-equality deletes, and no existing data file is rewritten. If another commit since the lookup added
-rows or deletes in the partitions this load touches, Iceberg's row-delta validation refuses the
-commit and the whole lookup runs again on the new snapshot (a few times, then CommitConflictError).
+equality deletes, and no existing data file is rewritten.
+
+Concurrency, as Doris publishes concurrent loads on one table one at a time: the load looks its
+keys up and writes its new rows without any lock, then takes the table's commit lock. Holding it,
+the load writes its delete bitmaps and commits, validated against its lookup snapshot with the
+keys and partitions it touches: if no commit since then added rows or deletes there, the lookup
+still holds. Otherwise it looks the keys up again on the table as it is now (still holding the
+lock, so nothing else can change it) and commits that; when the new rows depend on the stored
+ones (aggregate, partial-update and sequence-column loads) it writes them again too, as Doris
+rewrites a partial update at publish. Among iceberg-doris writers a load so commits with at most
+two lookups; writers outside the lock (plain Spark SQL) are left to the retry policy of
+:func:`iceberg_doris.engine.commit.commit_atomically`.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-import random
-import time
 from collections import ChainMap
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JJavaError
@@ -23,14 +31,13 @@ from pyroaring import BitMap64
 
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.engine import key_index
+from iceberg_doris.engine import interleaving, key_index
 from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
 from iceberg_doris.engine.file_sets import ref_head
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_message
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_message
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.procedures import keyed_load_plan as plan
 from iceberg_doris.procedures.table_access import DorisTable
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
@@ -39,14 +46,42 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 log = logging.getLogger(__name__)
-ATTEMPTS = 8
-VALIDATION = "org.apache.iceberg.exceptions.ValidationException"
+# Snapshot summary: how many times the load looked its keys up (2: the table changed under it).
+LOOKUPS_KEY = "doris.lookups"
 
 
 @dataclass
 class KeyedOutcome:
     snapshot_id: int | None
     deleted_rows: int
+
+
+@dataclass
+class _Lookup:
+    """What one lookup decided, at one snapshot: the files to add and the rows to delete."""
+
+    snapshot_id: int | None  # the snapshot looked up in; the commit validates from it
+    row_filter: JavaObject  # the rows concurrent commits are checked against
+    marks: dict[str, BitMap64]  # data file location -> positions to delete
+    deleted_rows: int
+    upserts: list[JavaObject]
+    tombstones: list[JavaObject]
+    data_files: Mapping[str, JavaObject]
+    existing: Mapping[str, Any]  # the delete files each data file has at snapshot_id
+    summary: dict[str, str]
+    replaced_files: list[str]  # data files the bitmaps delete rows of (not the tombstones)
+    _delete_files: tuple[list[JavaObject], list[JavaObject]] | None = field(default=None, repr=False)
+
+    def delete_files(self, iceberg: IcebergJava, table: JavaObject) -> tuple[list[JavaObject], list[JavaObject]]:
+        """(delete files to add, to remove), written on first use: only once the load holds the
+        lock, and once for all attempts that commit this lookup."""
+        if self._delete_files is None:
+            if format_version(table) >= 3:
+                self._delete_files = write_deletion_vectors(iceberg, table, self.marks, data_files=self.data_files, existing=self.existing)
+            else:
+                added = write_position_deletes(iceberg, table, self.marks, data_files=self.data_files) if self.marks else []
+                self._delete_files = (added, [])
+        return self._delete_files
 
 
 def apply_keyed_load(
@@ -58,29 +93,60 @@ def apply_keyed_load(
     branch: str | None,
     summary: dict[str, str],
     stage_extra: Callable[[DorisTable, JavaObject], None],
+    label: str | None = None,
 ) -> KeyedOutcome:
-    """Runs lookup, write and commit, again from the lookup when a concurrent commit conflicts.
+    """Looks the keys up and writes the new rows (no lock), then commits under the table's
+    commit lock, looking up again there if the table changed meanwhile (module docstring).
 
     ``stage_extra(fresh_handle, transaction)`` stages the load's other changes (new partitions)."""
     batch, indexed, cached = resolved_batch(handle, accepted, shape, branch)
     try:
-        for attempt in range(1, ATTEMPTS + 1):
-            try:
-                return _attempt(
-                    handle, batch, indexed, shape, touched=touched, branch=branch, summary=summary, stage_extra=stage_extra
-                )
-            except Py4JJavaError as error:
-                if java_class(error) != VALIDATION or attempt == ATTEMPTS:
-                    if java_class(error) == VALIDATION:
-                        raise CommitConflictError(
-                            f"Cannot load into {handle.name.qualified}: concurrent commits kept changing the rows "
-                            f"this load replaces ({java_message(error)}); nothing was committed. Run it again."
-                        ) from None
-                    raise
-                log.info("keyed load into %s conflicted (%s); looking up again", handle.name.qualified, java_message(error))
-                # Writers racing on the same keys would collide again in lockstep; spread them out.
-                time.sleep(random.uniform(0.05, 0.3) * attempt)
-        raise AssertionError("unreachable")
+        iceberg = handle.iceberg
+        # Full-row upserts of unique keys without a sequence column write the batch as it is,
+        # whatever the table holds: a second lookup only changes the delete bitmaps.
+        rows_need_lookup = shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
+        lookups = 1
+        scan_keys = functools.cache(lambda: batch_keys(batch, shape))  # Spark jobs: once per load
+        current = _look_up(handle, iceberg.load_table(handle.name), batch, indexed, scan_keys, shape, touched, branch, summary, lookups)
+        interleaving.reached(interleaving.LOOKED_UP, handle.name)
+
+        def look_up_again(table: JavaObject) -> None:
+            nonlocal current, lookups
+            lookups += 1
+            reused = None if rows_need_lookup else current.upserts
+            current = _look_up(handle, table, batch, indexed, scan_keys, shape, touched, branch, summary, lookups, upserts=reused)
+
+        def build(table: JavaObject, transaction: JavaObject) -> int | None:
+            from iceberg_doris.procedures.table_access import reopen
+
+            stage_extra(reopen(handle, table), transaction)
+            added_deletes, removed_deletes = current.delete_files(iceberg, table)
+            delta = transaction.newRowDelta()
+            if branch is not None:
+                delta.toBranch(branch)
+            if current.snapshot_id is not None:
+                delta.validateFromSnapshot(current.snapshot_id)
+            delta.conflictDetectionFilter(current.row_filter)
+            delta.validateNoConflictingDataFiles().validateNoConflictingDeleteFiles().validateDeletedFiles()
+            if current.replaced_files:
+                # The data files the bitmaps point into must still be live (not compacted away).
+                delta.validateDataFilesExist(iceberg.java_set(current.replaced_files))
+            for data_file in current.upserts + current.tombstones:
+                delta.addRows(data_file)
+            for delete_file in added_deletes:
+                delta.addDeletes(delete_file)
+            for delete_file in removed_deletes:
+                delta.removeDeletes(delete_file)
+            for key, value in current.summary.items():
+                delta.set(key, value)
+            delta.commit()
+            head = ref_head(transaction.table(), branch)
+            return int(head.snapshotId()) if head is not None else None
+
+        snapshot_id = commit_atomically(
+            iceberg, handle.name, build, operation="load into", on_conflict=look_up_again, label=label
+        )
+        return KeyedOutcome(snapshot_id, current.deleted_rows)
     finally:
         if cached:
             batch.unpersist()
@@ -96,7 +162,7 @@ def resolved_batch(
     repeated key (the usual case) is already resolved, and needs neither the window that picks a
     key's last version nor a cache of its own."""
     # The table as the load opened it: whether to try the index. A ref that changes meanwhile only
-    # means _attempt scans (now filled) or looks up nothing (now emptied).
+    # means _look_up scans (now filled) or looks up nothing (now emptied).
     iceberg, table = handle.iceberg, handle.table
     indexable = ref_head(table, branch) is not None and index_possible(iceberg, table, shape)
     if indexable:
@@ -107,24 +173,28 @@ def resolved_batch(
     return batch, (collect_index_keys(iceberg, batch, shape) if indexable else None), True
 
 
-def _attempt(
+def _look_up(
     handle: DorisTable,
+    table: JavaObject,
     batch: "DataFrame",
     indexed: "IndexedKeys | None",
+    scan_keys: Callable[[], "BatchKeys"],
     shape: plan.KeyedLoadShape,
-    *,
     touched: Predicate,
     branch: str | None,
     summary: dict[str, str],
-    stage_extra: Callable[[DorisTable, JavaObject], None],
-) -> KeyedOutcome:
+    lookups: int,
+    *,
+    upserts: list[JavaObject] | None = None,
+) -> _Lookup:
+    """Looks the batch's keys up in ``table``'s head of ``branch`` and stages the rows to add
+    (``upserts`` given: those, already written); nothing is committed."""
     iceberg = handle.iceberg
-    table = iceberg.load_table(handle.name)
     snapshot = ref_head(table, branch)
     snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
     if snapshot_id is None:
         indexed = None  # nothing to look up (the ref was emptied since the keys were collected)
-    keys = indexed.keys if indexed is not None else batch_keys(batch, shape)  # Spark jobs
+    keys = indexed.keys if indexed is not None else scan_keys()
     candidates = both(touched, keys.predicate)
     row_filter = iceberg_expression(iceberg, candidates)  # also what concurrent commits are checked against
     plan_filter = iceberg_expression(iceberg, both(touched, indexed.key_range)) if indexed is not None else row_filter
@@ -132,50 +202,27 @@ def _attempt(
     lookup = None
     if indexed is not None:
         lookup = lookup_with_index(iceberg, table, data_files, indexed, shape)
+    summary = summary | {LOOKUPS_KEY: str(lookups)}
     if lookup is not None:
         marks = lookup.marks
-        summary = summary | {"doris.key-index": lookup.describe()}
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape))
+        summary |= {"doris.key-index": lookup.describe()}
+        if upserts is None:
+            upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape))
         tombstone_files: list[JavaObject] = []
     else:
-        marks, upserts, tombstone_files = _scan_lookup(handle, batch, shape, snapshot_id, candidates, data_files, keys.broadcast)
+        marks, staged, tombstone_files = _scan_lookup(
+            handle, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
+        )
+        upserts = staged if upserts is None else upserts
     deletes: dict[str, BitMap64] = dict(marks.by_file)
-    deleted_rows = marks.deleted_rows
     tombstones_by_location = {str(f.location()): f for f in tombstone_files}
     for location, data_file in tombstones_by_location.items():
         deletes[location] = BitMap64(range(int(data_file.recordCount())))
-    data_files = ChainMap(tombstones_by_location, data_files)
-    table = iceberg.load_table(handle.name)
-    if format_version(table) >= 3:
-        added_deletes, removed_deletes = write_deletion_vectors(iceberg, table, deletes, data_files=data_files, existing=existing)
-    else:
-        added_deletes = write_position_deletes(iceberg, table, deletes, data_files=data_files) if deletes else []
-        removed_deletes = []
-
-    def build(fresh_table: JavaObject, transaction: JavaObject) -> None:
-        from iceberg_doris.procedures.table_access import reopen
-
-        stage_extra(reopen(handle, fresh_table), transaction)
-        delta = transaction.newRowDelta()
-        if branch is not None:
-            delta.toBranch(branch)
-        if snapshot_id is not None:
-            delta.validateFromSnapshot(snapshot_id)
-        delta.conflictDetectionFilter(row_filter)
-        delta.validateNoConflictingDataFiles().validateNoConflictingDeleteFiles().validateDeletedFiles()
-        for data_file in upserts + tombstone_files:
-            delta.addRows(data_file)
-        for delete_file in added_deletes:
-            delta.addDeletes(delete_file)
-        for delete_file in removed_deletes:
-            delta.removeDeletes(delete_file)
-        for key, value in (summary | {"doris.deleted-rows": str(deleted_rows)}).items():
-            delta.set(key, value)
-        delta.commit()
-
-    commit_atomically(iceberg, handle.name, build, operation="load into")
-    head = ref_head(iceberg.load_table(handle.name), branch)
-    return KeyedOutcome(int(head.snapshotId()) if head is not None else None, deleted_rows)
+    summary |= {"doris.deleted-rows": str(marks.deleted_rows)}
+    return _Lookup(
+        snapshot_id, row_filter, deletes, marks.deleted_rows, upserts, tombstone_files,
+        ChainMap(tombstones_by_location, data_files), existing, summary, list(marks.by_file),
+    )
 
 
 def _scan_lookup(
@@ -186,9 +233,12 @@ def _scan_lookup(
     candidates: Predicate,
     data_files: Mapping[str, JavaObject],
     broadcast_keys: bool,
+    *,
+    stage_upserts: bool = True,
 ) -> tuple[plan.ReplacedPositions, list[JavaObject], list[JavaObject]]:
     """The lookup by scanning the candidate rows' keys and joining them with the batch (every
-    key model and type); returns the replaced positions and the staged new rows and tombstones."""
+    key model and type); returns the replaced positions and the staged new rows (none unless
+    ``stage_upserts``) and tombstones."""
     iceberg = handle.iceberg
     spark = iceberg.spark
     if snapshot_id is None:
@@ -207,7 +257,7 @@ def _scan_lookup(
         if shape.partial:
             check_partial_new_keys(handle, decided, shape)
         marks = plan.replaced_positions(decided)
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape))
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape)) if stage_upserts else []
         tombstone_files = []
         if shape.sequence_column and marks.any_delete_wins:
             tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))

@@ -497,13 +497,13 @@ def publish_keyed(
             rows = accepted.filter(F.col(PARTITION_COLUMN) == name)
             outcome = apply_keyed_load(
                 handle, rows, shape, touched=touched_predicate(routed.partitions, [name], True),
-                branch=branch_name(name), summary=commit.summary(), stage_extra=stage_partitions,
+                branch=branch_name(name), summary=commit.summary(), stage_extra=stage_partitions, label=commit.label,
             )
             snapshot_id, deleted = outcome.snapshot_id, deleted + outcome.deleted_rows
         return snapshot_id, deleted
     outcome = apply_keyed_load(
         handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
-        branch=None, summary=commit.summary(), stage_extra=stage_partitions,
+        branch=None, summary=commit.summary(), stage_extra=stage_partitions, label=commit.label,
     )
     return outcome.snapshot_id, outcome.deleted_rows
 
@@ -590,7 +590,7 @@ class LoadCommit:
 def commit_load(handle: DorisTable, routed: RoutedRows, commit: LoadCommit) -> int | None:
     request = commit.request
 
-    def build(table: JavaObject, transaction: JavaObject) -> None:
+    def build(table: JavaObject, transaction: JavaObject) -> int | None:
         fresh = reopen(handle, table)
         check_label_unused(handle.iceberg, table, handle.name, commit.label)
         partitions = fresh.model.partitions
@@ -604,7 +604,7 @@ def commit_load(handle: DorisTable, routed: RoutedRows, commit: LoadCommit) -> i
                 added = FileSet(commit.staged.get(name, []))
                 removed = all_files(table, ref=branch_name(name)) if request.overwrite else FileSet()
                 stage_replacement(transaction, removed, added, branch=branch_name(name), summary=commit.summary())
-            return
+            return _main_head(transaction)
         added = FileSet(commit.staged.get(None, []))
         if request.overwrite is None:
             append = transaction.newAppend()
@@ -613,16 +613,22 @@ def commit_load(handle: DorisTable, routed: RoutedRows, commit: LoadCommit) -> i
             for key, value in commit.summary().items():
                 append.set(key, value)
             append.commit()
-            return
+            return _main_head(transaction)
         removed = overwritten_files(fresh, partitions, request, commit.touched)
         summary = commit.summary() | {"doris.overwritten-partitions": _overwritten_text(request, commit.touched)}
         if not removed.data_files and not added.data_files:
             transaction.newAppend().set(LABEL_KEY, commit.label).set("doris.operation", request.operation).commit()
         else:
             stage_replacement(transaction, removed, added, summary=summary)
+        return _main_head(transaction)
 
-    commit_atomically(handle.iceberg, handle.name, build, operation=f"{commit.request.operation} into")
-    snapshot = handle.iceberg.load_table(handle.name).currentSnapshot()
+    return commit_atomically(handle.iceberg, handle.name, build, operation=f"{commit.request.operation} into", label=commit.label)
+
+
+def _main_head(transaction: JavaObject) -> int | None:
+    """Main's head as this commit leaves it (not as the table is read later: another writer may
+    have committed by then)."""
+    snapshot = transaction.table().currentSnapshot()
     return int(snapshot.snapshotId()) if snapshot is not None else None
 
 

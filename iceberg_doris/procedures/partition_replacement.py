@@ -98,17 +98,17 @@ def replace_with_temp(
         for temp_name in temp_partitions:
             if temp_name not in kept_branches:
                 stage_drop(fresh, transaction, temp_name)
+        # Main's head as this commit leaves it (read after the commit, it could be another writer's).
+        head = transaction.table().currentSnapshot()
+        snapshot_id = int(head.snapshotId()) if head is not None else None
         rows = []
         for temp_name in temp_partitions:
             moved, formal_name = new_by_temp[temp_name], result.renames[temp_name]
             replaced_by = result.swapped_to_temp.get(formal_name)
-            rows.append((formal_name, temp_name, _rows(moved), len(moved.data_files), len(moved.delete_files), replaced_by))
+            rows.append((formal_name, temp_name, _rows(moved), len(moved.data_files), len(moved.delete_files), replaced_by, snapshot_id))
         return fresh.model.with_partitions(result.partition_set), rows
 
-    rows = commit_model_change(handle, change, operation=operation.replace("_", " ") + " of")
-    snapshot = open_table(spark, table).table.currentSnapshot()
-    snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
-    return [(*row, snapshot_id) for row in rows]
+    return commit_model_change(handle, change, operation=operation.replace("_", " ") + " of")
 
 
 def _union(sets: object) -> FileSet:

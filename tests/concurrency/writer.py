@@ -1,0 +1,101 @@
+"""One writer process of the contention test: its own Spark driver, running its share of the
+loads in a few threads once every writer is ready (``python -m tests.concurrency.writer``).
+
+Modes (the first argument), each given the workload's JSON spec file:
+- ``create``: creates the table and loads the initial rows (before the writers start);
+- ``write <n>``: writer ``n``: starts its session, says it is ready, waits for the go file, runs
+  its loads and prints one ``RESULT {...}`` line per load;
+- ``read``: prints the table's rows as this process's Spark sees them (``ROWS [...]``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+GO_WAIT_SECONDS = 900
+
+
+def main(argv: list[str]) -> int:
+    # Lock waits and holds, lookups and retries, for the report (tests/concurrency/contention.py).
+    logging.basicConfig(format="LOG %(asctime)s %(threadName)s %(name)s %(message)s")
+    for name in ("iceberg_doris.engine.table_lock", "iceberg_doris.engine.commit"):
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    mode, spec_path = argv[0], Path(argv[-1])
+    spec = json.loads(spec_path.read_text())
+    spark = _session(spec)
+    if mode == "create":
+        create(spark, spec)
+    elif mode == "write":
+        write(spark, spec, int(argv[1]), spec_path.parent)
+    elif mode == "read":
+        rows = spark.sql(f"SELECT k, v, s FROM {spec['table']} ORDER BY k").collect()
+        print("ROWS " + json.dumps([list(r) for r in rows]), flush=True)
+    spark.stop()
+    return 0
+
+
+def _session(spec: dict[str, Any]) -> Any:
+    import iceberg_doris
+
+    return iceberg_doris.session(home=spec["home"], catalog_uri=spec.get("catalog_uri"), warehouse=spec.get("warehouse"))
+
+
+def create(spark: Any, spec: dict[str, Any]) -> None:
+    from iceberg_doris import doris
+
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {spec['table'].split('.')[0]}")
+    doris.create_table(spark, ddl=spec["ddl"])
+    doris.load(spark, table=spec["table"], label="initial", **load_arguments(spec["initial"]))
+
+
+def load_arguments(events: list[list[Any]]) -> dict[str, Any]:
+    """doris.load arguments for events ``[key, value, sequence, op]`` (op 'D' deletes the key)."""
+    rows = ", ".join(f"({k}, '{v}', {s}, '{op}')" for k, v, s, op in events)
+    return {
+        "query": f"SELECT * FROM VALUES {rows} AS t(k, v, s, op)",
+        "columns": "k, v, s, op",
+        "merge_type": "MERGE",
+        "delete_on": "op = 'D'",
+    }
+
+
+def write(spark: Any, spec: dict[str, Any], number: int, folder: Path) -> None:
+    from iceberg_doris import doris
+
+    loads = spec["loads"][str(number)]
+    (folder / f"ready-{number}").touch()
+    deadline = time.monotonic() + GO_WAIT_SECONDS
+    while not (folder / "go").exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"writer {number}: no go file after {GO_WAIT_SECONDS} s")
+        time.sleep(0.05)
+    printing = threading.Lock()
+
+    def run(share: list[dict[str, Any]]) -> None:
+        for load in share:
+            started = time.monotonic()
+            result: dict[str, Any] = {"label": load["label"], "ok": True}
+            try:
+                doris.load(spark, table=spec["table"], label=load["label"], **load_arguments(load["events"]))
+            except Exception as error:  # noqa: BLE001 - every failure is reported to the test
+                result |= {"ok": False, "error": f"{type(error).__name__}: {error}"}
+            result["seconds"] = round(time.monotonic() - started, 3)
+            with printing:
+                print("RESULT " + json.dumps(result), flush=True)
+
+    threads = spec["threads"]
+    workers = [threading.Thread(target=run, args=(loads[i::threads],)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
