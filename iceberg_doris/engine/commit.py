@@ -117,7 +117,7 @@ def backoff_seconds(attempt: int) -> float:
 
 def _conflict_message(operation: str, name: TableName, *, gave_up: bool = False) -> str:
     if gave_up:
-        what = f"writers outside iceberg-doris changed the table {ATTEMPTS} times while it committed"
+        what = f"other writers changed the table {ATTEMPTS} times while it committed"
     else:
         what = "a concurrent commit changed the rows it read"
     return f"Cannot {operation} {name.qualified}: {what}; nothing was committed. Run it again."

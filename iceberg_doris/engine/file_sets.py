@@ -93,6 +93,13 @@ def ref_head(table: JavaObject, ref: str | None) -> JavaObject | None:
     return table.snapshot(found.snapshotId()) if found is not None else None
 
 
+def committed_head(transaction: JavaObject, ref: str | None = None) -> int | None:
+    """The snapshot id ``ref`` (default main) points at as ``transaction`` leaves it: what an
+    operation committed (the table read after the commit may already show another writer's)."""
+    head = ref_head(transaction.table(), ref)
+    return int(head.snapshotId()) if head is not None else None
+
+
 def _collect(plan: JavaObject) -> FileSet:
     # Each delete file once: DVs of several data files share one Puffin file, so the plan tells
     # them apart by location and blob offset.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
 from iceberg_doris.engine.iceberg_java import java_items, split_locations
-from iceberg_doris.engine.file_sets import FileSet, stage_replacement
+from iceberg_doris.engine.file_sets import FileSet, committed_head, stage_replacement
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
@@ -115,12 +115,12 @@ class CompactProcedure(Procedure):
         added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
         removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
 
-        def build(table: Any, transaction: Any) -> int:
+        def build(table: Any, transaction: Any) -> int | None:
             stage_replacement(
                 transaction, removed, FileSet(added), summary={"doris.operation": "compact"},
                 validate_from=snapshot_id, conflict_filter=iceberg_expression(handle.iceberg, predicate),
             )
-            return int(transaction.table().currentSnapshot().snapshotId())
+            return committed_head(transaction)
 
         # A concurrent delete on a rewritten file fails the validation: CommitConflictError, in words.
         committed = commit_atomically(handle.iceberg, handle.name, build, operation="compact")

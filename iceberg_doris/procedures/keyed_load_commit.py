@@ -33,7 +33,7 @@ from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import interleaving, key_index
 from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
-from iceberg_doris.engine.file_sets import ref_head
+from iceberg_doris.engine.file_sets import committed_head, ref_head
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_message
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
@@ -140,8 +140,7 @@ def apply_keyed_load(
             for key, value in current.summary.items():
                 delta.set(key, value)
             delta.commit()
-            head = ref_head(transaction.table(), branch)
-            return int(head.snapshotId()) if head is not None else None
+            return committed_head(transaction, branch)
 
         snapshot_id = commit_atomically(
             iceberg, handle.name, build, operation="load into", on_conflict=look_up_again, label=label

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_replacement
+from iceberg_doris.engine.file_sets import FileSet, all_files, committed_head, files_matching, stage_replacement
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import stage_model
 from iceberg_doris.engine.name_rules import check_label, shown
@@ -604,7 +604,7 @@ def commit_load(handle: DorisTable, routed: RoutedRows, commit: LoadCommit) -> i
                 added = FileSet(commit.staged.get(name, []))
                 removed = all_files(table, ref=branch_name(name)) if request.overwrite else FileSet()
                 stage_replacement(transaction, removed, added, branch=branch_name(name), summary=commit.summary())
-            return _main_head(transaction)
+            return committed_head(transaction)
         added = FileSet(commit.staged.get(None, []))
         if request.overwrite is None:
             append = transaction.newAppend()
@@ -613,23 +613,16 @@ def commit_load(handle: DorisTable, routed: RoutedRows, commit: LoadCommit) -> i
             for key, value in commit.summary().items():
                 append.set(key, value)
             append.commit()
-            return _main_head(transaction)
+            return committed_head(transaction)
         removed = overwritten_files(fresh, partitions, request, commit.touched)
         summary = commit.summary() | {"doris.overwritten-partitions": _overwritten_text(request, commit.touched)}
         if not removed.data_files and not added.data_files:
             transaction.newAppend().set(LABEL_KEY, commit.label).set("doris.operation", request.operation).commit()
         else:
             stage_replacement(transaction, removed, added, summary=summary)
-        return _main_head(transaction)
+        return committed_head(transaction)
 
     return commit_atomically(handle.iceberg, handle.name, build, operation=f"{commit.request.operation} into", label=commit.label)
-
-
-def _main_head(transaction: JavaObject) -> int | None:
-    """Main's head as this commit leaves it (not as the table is read later: another writer may
-    have committed by then)."""
-    snapshot = transaction.table().currentSnapshot()
-    return int(snapshot.snapshotId()) if snapshot is not None else None
 
 
 def overwritten_files(fresh: DorisTable, partitions: PartitionSet | None, request: LoadRequest, touched: list[str]) -> FileSet:

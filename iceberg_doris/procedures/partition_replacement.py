@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_replacement
+from iceberg_doris.engine.file_sets import FileSet, all_files, committed_head, files_matching, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.partitioning import ReplaceResult, replace_partitions, swap_partitions
 from iceberg_doris.procedures.parameter_types import BOOLEAN, STRING, STRING_ARRAY
@@ -98,9 +98,7 @@ def replace_with_temp(
         for temp_name in temp_partitions:
             if temp_name not in kept_branches:
                 stage_drop(fresh, transaction, temp_name)
-        # Main's head as this commit leaves it (read after the commit, it could be another writer's).
-        head = transaction.table().currentSnapshot()
-        snapshot_id = int(head.snapshotId()) if head is not None else None
+        snapshot_id = committed_head(transaction)
         rows = []
         for temp_name in temp_partitions:
             moved, formal_name = new_by_temp[temp_name], result.renames[temp_name]

@@ -140,7 +140,7 @@ def test_a_writer_outside_the_lock_that_never_stops_gets_a_short_message(spark, 
             doris.load(spark, table=table, query=values(["(1,'outer',0)"]), label="outer")
     message = str(raised.value)
     assert message == (
-        f"Cannot load into {table}: writers outside iceberg-doris changed the table 8 times while it committed; "
+        f"Cannot load into {table}: other writers changed the table 8 times while it committed; "
         "nothing was committed. Run it again."
     )
     assert len(message) < 300
