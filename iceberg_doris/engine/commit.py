@@ -19,6 +19,7 @@ from py4j.protocol import Py4JJavaError
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_message
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitConflictError, DorisError
+from iceberg_doris.faults import crash_point
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -52,7 +53,9 @@ def commit_atomically(
         if pending is base or pending.equals(base):
             return result  # nothing changed: no commit needed
         try:
+            crash_point(operation, "before-commit")
             operations.commit(base, pending)
+            crash_point(operation, "after-commit")
             return result
         except Py4JJavaError as error:
             kind = java_class(error)

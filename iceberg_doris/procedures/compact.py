@@ -27,6 +27,7 @@ from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.errors import CommitConflictError
+from iceberg_doris.faults import crash_point
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
@@ -114,6 +115,7 @@ class CompactProcedure(Procedure):
         live = frame.filter(F.col("_file").isin(list(paths))).select(*[f"`{c}`" for c in frame.columns])
         added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
         removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
+        crash_point("compact", "files-staged")
 
         def build(table: Any, transaction: Any) -> None:
             stage_replacement(

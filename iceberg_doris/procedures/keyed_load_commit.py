@@ -31,6 +31,7 @@ from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.errors import CommitConflictError
+from iceberg_doris.faults import crash_point
 from iceberg_doris.procedures import keyed_load_plan as plan
 from iceberg_doris.procedures.table_access import DorisTable
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
@@ -139,6 +140,7 @@ def _attempt(
         tombstone_files: list[JavaObject] = []
     else:
         marks, upserts, tombstone_files = _scan_lookup(handle, batch, shape, snapshot_id, candidates, data_files, keys.broadcast)
+    crash_point("load", "keys-looked-up")
     deletes: dict[str, BitMap64] = dict(marks.by_file)
     deleted_rows = marks.deleted_rows
     tombstones_by_location = {str(f.location()): f for f in tombstone_files}
@@ -151,6 +153,7 @@ def _attempt(
     else:
         added_deletes = write_position_deletes(iceberg, table, deletes, data_files=data_files) if deletes else []
         removed_deletes = []
+    crash_point("load", "deletes-written")
 
     def build(fresh_table: JavaObject, transaction: JavaObject) -> None:
         from iceberg_doris.procedures.table_access import reopen
