@@ -34,6 +34,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_clas
 from iceberg_doris.engine.table_lock import commit_lock
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitConflictError, CommitStateUnknownError
+from iceberg_doris.faults import crash_point
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,7 +88,9 @@ def commit_atomically(
                 if pending is base or pending.equals(base):
                     return result  # nothing changed: no commit needed
                 interleaving.reached(interleaving.BEFORE_COMMIT, name)
+                crash_point(operation, "before-commit")
                 operations.commit(base, pending)
+                crash_point(operation, "after-commit")
                 return result
             except Py4JJavaError as error:
                 kind = java_class(error)

@@ -27,6 +27,7 @@ from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import TableStateError
+from iceberg_doris.faults import crash_point
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.procedures.table_access import open_table
@@ -114,6 +115,7 @@ class CompactProcedure(Procedure):
         live = frame.filter(F.col("_file").isin(list(paths))).select(*[quote_identifier(c) for c in frame.columns])
         added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
         removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
+        crash_point("compact", "files-staged")
 
         def build(table: Any, transaction: Any) -> int | None:
             stage_replacement(

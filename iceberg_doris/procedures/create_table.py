@@ -19,6 +19,7 @@ from iceberg_doris.engine.iceberg_tables import create_table
 from iceberg_doris.engine.name_rules import check_column_name, check_database_name, check_table_name
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ProcedureArgumentError, TableStateError
+from iceberg_doris.faults import crash_point
 from iceberg_doris.procedures.parameter_types import STRING
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 from iceberg_doris.table_model import choose_layout, model_from_definition
@@ -74,9 +75,11 @@ class CreateTableProcedure(Procedure):
                 return [(name.qualified, model.keys_model.value, spec_text, partitions, "EXISTS")]
             raise TableStateError(f"Table '{definition.table}' already exists in {database}")
         try:
+            crash_point("create_table", "before-commit")
             create_table(iceberg, name, model, layout)
         except Py4JJavaError as error:
             if java_class(error) == "org.apache.iceberg.exceptions.AlreadyExistsException":
                 raise TableStateError(f"Table '{definition.table}' already exists in {database}") from None
             raise
+        crash_point("create_table", "after-commit")
         return [(name.qualified, model.keys_model.value, spec_text, partitions, "CREATED")]

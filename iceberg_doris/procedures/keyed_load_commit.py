@@ -38,6 +38,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_mess
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.faults import crash_point
 from iceberg_doris.procedures import keyed_load_plan as plan
 from iceberg_doris.procedures.table_access import DorisTable
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
@@ -81,6 +82,7 @@ class _Lookup:
             else:
                 added = write_position_deletes(iceberg, table, self.marks, data_files=self.data_files) if self.marks else []
                 self._delete_files = (added, [])
+            crash_point("load", "deletes-written")
         return self._delete_files
 
 
@@ -213,6 +215,7 @@ def _look_up(
             handle, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
         )
         upserts = staged if upserts is None else upserts
+    crash_point("load", "keys-looked-up")
     deletes: dict[str, BitMap64] = dict(marks.by_file)
     tombstones_by_location = {str(f.location()): f for f in tombstone_files}
     for location, data_file in tombstones_by_location.items():

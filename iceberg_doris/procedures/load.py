@@ -25,6 +25,7 @@ from iceberg_doris.engine.safe_paths import child_location
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.errors import CommitConflictError, LoadError, ProcedureArgumentError
+from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import (
     REASON_COLUMN,
     STATUS_COLUMN,
@@ -549,6 +550,7 @@ def publish(
                 f"are in {error_path}"
             )
         accepted = frame.filter(F.col(STATUS_COLUMN) == "ok")
+        crash_point(request.operation, "rows-counted")
         if keyed is not None:
             commit = LoadCommit(label=label, request=request, staged={}, touched=touched, counts=(loaded, filtered, unselected))
             snapshot_id, deleted = publish_keyed(handle, routed, accepted, keyed, commit)
@@ -561,6 +563,7 @@ def publish(
                 staged[name] = stage_data_files(handle.iceberg, handle.name, rows)
         elif loaded:
             staged[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns))
+        crash_point(request.operation, "files-staged")
         commit = LoadCommit(label=label, request=request, staged=staged, touched=touched, counts=(loaded, filtered, unselected))
         snapshot_id = commit_load(handle, routed, commit)
         return Published(snapshot_id, loaded, filtered, unselected, error_path)
