@@ -30,11 +30,15 @@ SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 _SCRIPT = textwrap.dedent(
     """
-    import sys
+    import os, sys
     import iceberg_doris
 
     spark = iceberg_doris.session(home=sys.argv[1])
-    print("jvm-pid", int(spark._jvm.java.lang.ProcessHandle.current().pid()), flush=True)
+    jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+    # The JVM must carry the run's tag, or the test could not see it outlive the crash.
+    tag = f"{sys.argv[3]}={os.environ[sys.argv[3]]}".encode()
+    with open(f"/proc/{jvm}/environ", "rb") as environ:
+        print("jvm-tagged", jvm, tag in environ.read().split(b"\\0"), flush=True)
     spark.sql(sys.argv[2]).collect()
     print("survived", flush=True)
     spark.stop()
@@ -51,11 +55,9 @@ class CrashRun:
     tag: str
 
     @property
-    def jvm_pid(self) -> int | None:
-        for line in self.stdout.splitlines():
-            if line.startswith("jvm-pid "):
-                return int(line.split()[1])
-        return None
+    def jvm_tagged(self) -> bool:
+        """Whether the run's driver JVM carried the tag (so processes_tagged would find it)."""
+        return any(line.startswith("jvm-tagged ") and line.endswith(" True") for line in self.stdout.splitlines())
 
     def describe(self) -> str:
         return f"crash at {self.point}: exit {self.returncode}\nstdout:\n{self.stdout[-2000:]}\nstderr:\n{self.stderr[-4000:]}"
@@ -75,7 +77,7 @@ def run_crashing(home: Path, statement: str, point: str, *, timeout: float = 600
     })
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _SCRIPT, str(home), statement],
+            [sys.executable, "-c", _SCRIPT, str(home), statement, RUN_TAG_ENV],
             cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=timeout,
         )
     finally:
@@ -88,13 +90,13 @@ def processes_tagged(tag: str, *, settle_seconds: float = 10.0) -> list[int]:
     ``settle_seconds`` for them to go: a process SIGKILLed an instant ago may still be exiting."""
     deadline = time.monotonic() + settle_seconds
     while True:
-        found = [pid for pid in _pids() if _tagged(pid, tag) and is_alive(pid)]
+        found = [pid for pid in _pids() if _tagged(pid, tag) and _alive(pid)]
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
 
 
-def is_alive(pid: int) -> bool:
+def _alive(pid: int) -> bool:
     """Whether ``pid`` is a running process (a zombie is dead: it only waits to be reaped)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
