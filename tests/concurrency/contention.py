@@ -253,6 +253,8 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=10, help="loads per process")
     parser.add_argument("--sequence", choices=("yes", "no", "both"), default="both")
     args = parser.parse_args()
+    # Stopped from outside: still stop the writers and the PostgreSQL server (finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     from contextlib import ExitStack
 
     from tests.support.postgres_server import postgres_server
