@@ -63,6 +63,7 @@ def test_cli_without_statements_is_a_usage_error(capsys):
     assert "nothing to run" in capsys.readouterr().err
 
 
+@pytest.mark.spark  # starts its own Spark session
 def test_cli_help_procedure_in_a_fresh_process(tmp_path):
     env = dict(os.environ, ICEBERG_DORIS_HOME=str(tmp_path))
     run = subprocess.run([str(CLI), "-e", "CALL doris.help()"], capture_output=True, text=True, env=env, timeout=300)

@@ -18,8 +18,9 @@ from urllib.parse import quote
 import pytest
 
 from tests.support.postgres_server import postgres_server
+from tests.support.secret_probe import failure_file
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.spark]  # Spark sessions in subprocesses
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).parent / "iceberg-doris"
@@ -51,6 +52,14 @@ def files_showing(root: Path, marker: str) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and marker.encode() in p.read_bytes()]
 
 
+def probe_failure(report_file: Path, stderr: str) -> str:
+    """The probe's traceback, else the end of its stderr without py4j's DEBUG traces."""
+    failure = failure_file(str(report_file))
+    if failure.exists():
+        return failure.read_text()
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith("py4j."))[-3000:]
+
+
 def test_catalog_password_stays_secret(tmp_path):
     marker = uuid.uuid4().hex
     password = f"Pw-{marker}/:@%"  # characters URIs must encode, to exercise parsing and masking
@@ -68,7 +77,7 @@ def test_catalog_password_stays_secret(tmp_path):
             cwd=REPO, env=dict(base_env(home), ICEBERG_DORIS_CATALOG_URI=url, SECRET_PROBE_MARKER=marker),
             capture_output=True, text=True, timeout=TIMEOUT,
         )
-        assert probe.returncode == 0, probe.stderr[-3000:]
+        assert probe.returncode == 0, probe_failure(report_file, probe.stderr)
         report = json.loads(report_file.read_text())
         # It did the work: loads (one refused with error rows), describe, pyiceberg on the same catalog.
         assert report["load"][0][1] == "FINISHED" and report["load"][0][4] == "1"

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from iceberg_doris.engine import interleaving
+from iceberg_doris.engine.secret_settings import read_secret_setting
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitLockTimeoutError, ConfigurationError, DorisError
 
@@ -171,7 +172,7 @@ def locks_for_catalog(spark: "SparkSession", catalog_name: str) -> TableLocks:
     uri = spark.conf.get(f"{prefix}.uri", None) or ""
     if uri.startswith("jdbc:postgresql:"):
         user = spark.conf.get(f"{prefix}.jdbc.user", None)
-        password = spark.conf.get(f"{prefix}.jdbc.password", None)
+        password = read_secret_setting(spark, f"{prefix}.jdbc.password")
         return _cached(("postgresql", uri, user, password), lambda: AdvisoryLocks(postgres_parameters(uri, user, password)))
     catalog_file = sqlite_file(uri) if uri.startswith("jdbc:sqlite:") else None
     if catalog_file is not None:

@@ -12,7 +12,7 @@ import pytest
 import iceberg_doris
 from tests.support.postgres_server import postgres_server
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.spark]  # a Spark session in a subprocess
 
 
 def test_postgres_catalog_round_trip(tmp_path):

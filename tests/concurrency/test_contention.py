@@ -46,6 +46,7 @@ def test_writer_processes_on_a_sqlite_catalog_all_commit(spark, namespace, lake_
 
 
 @pytest.mark.postgres
+@pytest.mark.spark  # Spark sessions in the writer processes
 def test_writer_processes_on_a_postgres_catalog_all_commit(tmp_path):
     # No sequence column: the serial result is the loads applied in their commit order.
     workload = make_workload(

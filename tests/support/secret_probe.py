@@ -96,5 +96,17 @@ def main(report_path: str, marker: str) -> None:
     spark.stop()
 
 
+def failure_file(report_path: str) -> Path:
+    """Where a failed probe leaves its traceback: its stderr is mostly py4j's DEBUG traces, in
+    which the one line that explains a failure is lost."""
+    return Path(report_path + ".failure")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], os.environ[MARKER_ENV])
+    try:
+        main(sys.argv[1], os.environ[MARKER_ENV])
+    except BaseException:
+        import traceback
+
+        failure_file(sys.argv[1]).write_text(traceback.format_exc())
+        raise

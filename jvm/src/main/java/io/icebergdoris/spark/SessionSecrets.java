@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -13,7 +14,9 @@ import org.apache.spark.sql.SparkSession;
  * <p>PySpark puts every launch setting on spark-submit's command line, which any local user can
  * read. The Python driver therefore leaves secrets out of the launch and writes each one to an
  * owner-only file; this reads the file, sets the value, and deletes the file, so the value never
- * travels as py4j command text either (py4j logs commands at DEBUG level).
+ * travels as py4j command text either (py4j logs commands at DEBUG level). Python code that needs a
+ * secret back (the PostgreSQL commit lock connects with the catalog's password) gets it the same
+ * way, through a file, never as a py4j answer (also logged at DEBUG level).
  */
 public final class SessionSecrets {
 
@@ -31,5 +34,22 @@ public final class SessionSecrets {
     } finally {
       Files.deleteIfExists(file);
     }
+  }
+
+  /**
+   * Writes the value of {@code key} in the session's SQL conf to a new file at {@code path} (in a
+   * folder only the owner can enter; the caller reads and deletes it). Returns false, writing
+   * nothing, when the key is not set.
+   */
+  public static boolean writeToFile(SparkSession session, String key, String path) throws IOException {
+    if (!session.conf().contains(key)) {
+      return false;
+    }
+    Files.write(
+        Paths.get(path),
+        session.conf().get(key).getBytes(StandardCharsets.UTF_8),
+        StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE);
+    return true;
   }
 }
