@@ -25,11 +25,18 @@ __all__ = [
     "DistributionDesc",
     "TableDefinition",
     "MAXVALUE",
+    "SUPPORTED_AGGREGATIONS",
+    "ALL_AGGREGATIONS",
     "lookup_property",
 ]
 
 #: The marker stored in :attr:`PartitionValue.values` for ``MAXVALUE``.
 MAXVALUE = "MAXVALUE"
+
+#: Aggregations iceberg-doris implements on Iceberg tables.
+SUPPORTED_AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+#: Every aggregation Doris's grammar accepts.
+ALL_AGGREGATIONS = SUPPORTED_AGGREGATIONS + ("HLL_UNION", "BITMAP_UNION", "QUANTILE_UNION", "GENERIC")
 
 
 class KeysModel(str, Enum):
