@@ -50,6 +50,11 @@ class TableStateError(DorisError):
     """The table is not in a state that allows the operation ("Cannot <verb> <object>: <reason>")."""
 
 
+class DeletionVectorFormatError(DorisError, ValueError):
+    """Bytes that are not a valid deletion vector or Puffin file, or row positions a deletion vector
+    cannot hold; the message says what is wrong."""
+
+
 class PartitionError(DorisError):
     """A partition definition or a partition operation is invalid (overlap, unknown name, ...)."""
 

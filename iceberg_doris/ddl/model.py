@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
+from iceberg_doris.ddl.types import DorisType, doris_type_from_sql
+
 __all__ = [
     "KeysModel",
     "DorisType",
@@ -23,11 +25,18 @@ __all__ = [
     "DistributionDesc",
     "TableDefinition",
     "MAXVALUE",
+    "SUPPORTED_AGGREGATIONS",
+    "ALL_AGGREGATIONS",
     "lookup_property",
 ]
 
 #: The marker stored in :attr:`PartitionValue.values` for ``MAXVALUE``.
 MAXVALUE = "MAXVALUE"
+
+#: Aggregations iceberg-doris implements on Iceberg tables.
+SUPPORTED_AGGREGATIONS = ("SUM", "MAX", "MIN", "REPLACE", "REPLACE_IF_NOT_NULL")
+#: Every aggregation Doris's grammar accepts.
+ALL_AGGREGATIONS = SUPPORTED_AGGREGATIONS + ("HLL_UNION", "BITMAP_UNION", "QUANTILE_UNION", "GENERIC")
 
 
 class KeysModel(str, Enum):
@@ -36,64 +45,6 @@ class KeysModel(str, Enum):
     DUPLICATE = "DUPLICATE"
     UNIQUE = "UNIQUE"
     AGGREGATE = "AGGREGATE"
-
-
-@dataclass(frozen=True)
-class DorisType:
-    """A normalised Doris column type.
-
-    ``name`` is canonical and upper-case (``DATEV2`` is ``DATE``, ``DATETIMEV2`` is ``DATETIME``,
-    every DECIMAL flavour is ``DECIMAL``, ``BOOL`` is ``BOOLEAN``, ``INTEGER`` is ``INT``, ``TEXT``
-    is ``STRING``, ``JSONB`` is ``JSON``). ``params``: ``DECIMAL`` always has ``(precision, scale)``,
-    ``CHAR``/``VARCHAR`` always have ``(length,)``, ``DATETIME``/``TIMESTAMPTZ`` have ``(precision,)``
-    only when the precision is not 0. ``children``: the element type of ``ARRAY``, key and value of
-    ``MAP``, the field types of ``STRUCT`` (names in ``field_names``).
-    """
-
-    name: str
-    params: tuple[int, ...] = ()
-    children: tuple["DorisType", ...] = ()
-    field_names: tuple[str, ...] = ()
-
-    @property
-    def sql(self) -> str:
-        """The type in Doris syntax, e.g. ``DECIMAL(10,2)``, ``ARRAY<INT>``, ``STRUCT<a:INT,b:STRING>``."""
-        if self.name == "ARRAY":
-            return f"ARRAY<{self.children[0].sql}>"
-        if self.name == "MAP":
-            return f"MAP<{self.children[0].sql},{self.children[1].sql}>"
-        if self.name == "STRUCT":
-            fields = ",".join(
-                f"{_quote_field(n)}:{t.sql}" for n, t in zip(self.field_names, self.children)
-            )
-            return f"STRUCT<{fields}>"
-        if self.params:
-            return f"{self.name}({','.join(str(p) for p in self.params)})"
-        return self.name
-
-    def __str__(self) -> str:
-        return self.sql
-
-    @property
-    def precision(self) -> int | None:
-        """DECIMAL precision (None for other types)."""
-        return self.params[0] if self.name == "DECIMAL" and self.params else None
-
-    @property
-    def scale(self) -> int | None:
-        """DECIMAL scale (None for other types)."""
-        return self.params[1] if self.name == "DECIMAL" and len(self.params) > 1 else None
-
-    @property
-    def length(self) -> int | None:
-        """CHAR/VARCHAR length (None for other types)."""
-        return self.params[0] if self.name in ("CHAR", "VARCHAR") and self.params else None
-
-
-def _quote_field(name: str) -> str:
-    if name and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name):
-        return name
-    return "`" + name.replace("`", "``") + "`"
 
 
 @dataclass(frozen=True)
@@ -307,6 +258,4 @@ class TableDefinition:
         value = self.get_property("function_column.sequence_type")
         if value is None:
             return None
-        from iceberg_doris.ddl.types import doris_type_from_sql
-
         return doris_type_from_sql(value)

@@ -1,6 +1,6 @@
 """Doris column types: parsing, normalisation and the mapping to Spark/Iceberg types.
 
-Normalisation (what :class:`~iceberg_doris.ddl.model.DorisType` holds):
+Normalisation (what :class:`DorisType` holds):
 
 =========================================  ==============================================
 written                                    normalised
@@ -44,11 +44,13 @@ Mapping to Spark SQL types (Iceberg types in brackets) by :func:`spark_type_for`
 
 from __future__ import annotations
 
-from iceberg_doris.ddl.model import DorisType
+from dataclasses import dataclass
+
 from iceberg_doris.ddl.tokens import EOF, IDENT, NUMBER, QIDENT, STRING, TokenStream
 from iceberg_doris.errors import InvalidTableDefinitionError
 
 __all__ = [
+    "DorisType",
     "doris_type_from_sql",
     "parse_type",
     "spark_type_for",
@@ -62,6 +64,65 @@ __all__ = [
     "INTEGER_TYPES",
     "MAX_ICEBERG_DECIMAL_PRECISION",
 ]
+
+
+@dataclass(frozen=True)
+class DorisType:
+    """A normalised Doris column type.
+
+    ``name`` is canonical and upper-case (``DATEV2`` is ``DATE``, ``DATETIMEV2`` is ``DATETIME``,
+    every DECIMAL flavour is ``DECIMAL``, ``BOOL`` is ``BOOLEAN``, ``INTEGER`` is ``INT``, ``TEXT``
+    is ``STRING``, ``JSONB`` is ``JSON``). ``params``: ``DECIMAL`` always has ``(precision, scale)``,
+    ``CHAR``/``VARCHAR`` always have ``(length,)``, ``DATETIME``/``TIMESTAMPTZ`` have ``(precision,)``
+    only when the precision is not 0. ``children``: the element type of ``ARRAY``, key and value of
+    ``MAP``, the field types of ``STRUCT`` (names in ``field_names``).
+    """
+
+    name: str
+    params: tuple[int, ...] = ()
+    children: tuple["DorisType", ...] = ()
+    field_names: tuple[str, ...] = ()
+
+    @property
+    def sql(self) -> str:
+        """The type in Doris syntax, e.g. ``DECIMAL(10,2)``, ``ARRAY<INT>``, ``STRUCT<a:INT,b:STRING>``."""
+        if self.name == "ARRAY":
+            return f"ARRAY<{self.children[0].sql}>"
+        if self.name == "MAP":
+            return f"MAP<{self.children[0].sql},{self.children[1].sql}>"
+        if self.name == "STRUCT":
+            fields = ",".join(
+                f"{_quote_field(n)}:{t.sql}" for n, t in zip(self.field_names, self.children)
+            )
+            return f"STRUCT<{fields}>"
+        if self.params:
+            return f"{self.name}({','.join(str(p) for p in self.params)})"
+        return self.name
+
+    def __str__(self) -> str:
+        return self.sql
+
+    @property
+    def precision(self) -> int | None:
+        """DECIMAL precision (None for other types)."""
+        return self.params[0] if self.name == "DECIMAL" and self.params else None
+
+    @property
+    def scale(self) -> int | None:
+        """DECIMAL scale (None for other types)."""
+        return self.params[1] if self.name == "DECIMAL" and len(self.params) > 1 else None
+
+    @property
+    def length(self) -> int | None:
+        """CHAR/VARCHAR length (None for other types)."""
+        return self.params[0] if self.name in ("CHAR", "VARCHAR") and self.params else None
+
+
+def _quote_field(name: str) -> str:
+    if name and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name):
+        return name
+    return "`" + name.replace("`", "``") + "`"
+
 
 INTEGER_TYPES = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT"})
 DATE_TYPES = frozenset({"DATE", "DATETIME", "TIMESTAMPTZ", "TIMESTAMP_NS"})

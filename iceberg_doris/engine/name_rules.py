@@ -85,45 +85,54 @@ def name_problem(name: Any, *, max_length: int = NAME_MAX_LENGTH) -> str | None:
 
 def check_table_name(name: str) -> str:
     """Doris's table-name rule (``FeNameFormat.checkTableName``, Unicode mode), at creation."""
-    problem = name_problem(name)
-    if problem is not None:
-        raise InvalidTableDefinitionError(
-            f"Incorrect table name {shown(name)}: {problem}. A table name starts with a letter and holds only "
-            f"letters, digits, '-' and '_', at most {NAME_MAX_LENGTH} characters, e.g. 'orders_2024'"
-        )
-    return name
+    return _accepted(
+        "table",
+        name,
+        name_problem(name),
+        "A table name starts with a letter and holds only letters, digits, '-' and '_', "
+        f"at most {NAME_MAX_LENGTH} characters, e.g. 'orders_2024'",
+    )
 
 
 def check_database_name(name: str) -> str:
     """Doris's database-name rule (``FeNameFormat.checkDbName``, Unicode mode), for the namespace a
     table is created in: its name becomes a folder of the warehouse."""
-    problem = name_problem(name)
-    if problem is not None:
-        raise InvalidTableDefinitionError(
-            f"Incorrect database name {shown(name)}: {problem}. Create tables in a namespace whose name starts "
-            f"with a letter and holds only letters, digits, '-' and '_' (at most {NAME_MAX_LENGTH} characters), "
-            "e.g. CREATE NAMESPACE sales"
-        )
-    return name
+    return _accepted(
+        "database",
+        name,
+        name_problem(name),
+        "Create tables in a namespace whose name starts with a letter and holds only letters, digits, "
+        f"'-' and '_' (at most {NAME_MAX_LENGTH} characters), e.g. CREATE NAMESPACE sales",
+    )
 
 
 def check_column_name(name: str) -> str:
     """Column names reach Spark SQL (backquoted) and Iceberg schemas: no backquote, no control
     character, not empty, at most 256 characters (Doris's own limit)."""
-    problem = None
+    return _accepted(
+        "column",
+        name,
+        _column_name_problem(name),
+        f"Name columns without backquotes or control characters, at most {COLUMN_MAX_LENGTH} characters",
+    )
+
+
+def _column_name_problem(name: str) -> str | None:
     if not isinstance(name, str) or not name.strip():
-        problem = "it is empty"
-    elif "`" in name:
-        problem = "it contains a backquote (`)"
-    elif any(_is_control(ch) for ch in name):
-        problem = f"it contains {_describe_char(next(ch for ch in name if _is_control(ch)))}"
-    elif len(name) > COLUMN_MAX_LENGTH:
-        problem = f"it is {len(name)} characters long, more than {COLUMN_MAX_LENGTH}"
+        return "it is empty"
+    if "`" in name:
+        return "it contains a backquote (`)"
+    if any(_is_control(ch) for ch in name):
+        return f"it contains {_describe_char(next(ch for ch in name if _is_control(ch)))}"
+    if len(name) > COLUMN_MAX_LENGTH:
+        return f"it is {len(name)} characters long, more than {COLUMN_MAX_LENGTH}"
+    return None
+
+
+def _accepted(kind: str, name: str, problem: str | None, rule: str) -> str:
+    """``name`` when ``problem`` is None; else the error naming the problem and the rule to follow."""
     if problem is not None:
-        raise InvalidTableDefinitionError(
-            f"Incorrect column name {shown(name)}: {problem}. Name columns without backquotes or control "
-            f"characters, at most {COLUMN_MAX_LENGTH} characters"
-        )
+        raise InvalidTableDefinitionError(f"Incorrect {kind} name {shown(name)}: {problem}. {rule}")
     return name
 
 

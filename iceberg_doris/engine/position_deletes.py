@@ -24,15 +24,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyroaring import BitMap64
 
-from iceberg_doris.engine.deletion_vectors import (
-    check_positions,
-    require_data_file,
-    format_version,
-    read_file_range,
-    to_bitmap,
-    write_file,
-)
+from iceberg_doris.engine.file_bytes import read_file_range, write_file
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.row_positions import check_positions, format_version, require_data_file, to_bitmap
 from iceberg_doris.errors import TableStateError
 
 FILE_PATH_FIELD_ID = 2147483546

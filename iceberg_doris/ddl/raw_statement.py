@@ -1,0 +1,58 @@
+"""A Doris ``CREATE TABLE`` statement as parsed, before validation: what ``ddl.parser`` builds
+and ``ddl.validation`` checks into a :class:`~iceberg_doris.ddl.model.TableDefinition`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iceberg_doris.ddl.model import ColumnDef, DistributionDesc, KeysModel, PartitionItemDef, StepPartitionDef
+
+__all__ = ["PartitionExpr", "RawPartition", "RawTable"]
+
+
+@dataclass
+class PartitionExpr:
+    """A partition expression: a column reference, a function call or a literal."""
+
+    kind: str  # "column", "function", "string", "number"
+    value: str
+    args: list["PartitionExpr"] = field(default_factory=list)
+    text: str = ""
+
+
+@dataclass
+class RawPartition:
+    """The PARTITION BY clause as written."""
+
+    kind: str  # RANGE | LIST
+    auto_keyword: bool
+    exprs: list[PartitionExpr]
+    items: list[PartitionItemDef]
+    steps: list[StepPartitionDef]
+    has_less_than: bool = False
+    has_fixed: bool = False
+    has_in: bool = False
+
+
+@dataclass
+class RawTable:
+    """The statement as written, before Doris's semantic checks."""
+
+    sql: str
+    catalog: str | None = None
+    database: str | None = None
+    table: str = ""
+    if_not_exists: bool = False
+    external: bool = False
+    temporary: bool = False
+    columns: list[ColumnDef] = field(default_factory=list)
+    indexes: list[str] = field(default_factory=list)
+    engine: str | None = None
+    keys_model: KeysModel | None = None
+    key_columns: list[str] = field(default_factory=list)
+    cluster_by: list[str] = field(default_factory=list)
+    comment: str | None = None
+    partition: RawPartition | None = None
+    distribution: DistributionDesc | None = None
+    rollups: list[str] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
