@@ -258,7 +258,25 @@ def _cases() -> list[Case]:
     return [Case(operation, point) for operation, names in points.items() for point in names]
 
 
-CASES = _cases()
+# Left out of the default run to keep CI under 15 minutes on 2 cores (each case is a Spark driver
+# of its own): commit points whose operation-specific part another case already crashes (the
+# commit points themselves are one line of commit_atomically). ICEBERG_DORIS_FAULTS=all runs them.
+FULL_RUN_ONLY = frozenset({
+    "insert_overwrite.before-commit",  # its staged files are load's: load.before-commit
+    "swap_temp_partition.before-commit",  # a file move's unwritten manifests: replace's and load's
+    "add_partition.after-commit",  # a metadata-only commit that landed: add_temp_partition.after-commit
+    "drop_partition.before-commit",  # a metadata-only commit that did not: add_partition.before-commit
+})
+
+
+def selected_cases() -> list[Case]:
+    cases = _cases()
+    if os.environ.get("ICEBERG_DORIS_FAULTS") == "all":
+        return cases
+    return [case for case in cases if case.id not in FULL_RUN_ONLY]
+
+
+CASES = selected_cases()
 
 
 # --- observing a table ---------------------------------------------------------------------------
