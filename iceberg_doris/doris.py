@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris import procedures as _procedures
 from iceberg_doris.procedures.parameter_types import python_argument
-from iceberg_doris.procedures.registry import Procedure
+from iceberg_doris.procedures.registry import Procedure, render_default
 
 if TYPE_CHECKING:
     from pyspark.sql import Row, SparkSession
@@ -70,7 +70,7 @@ def _docstring(procedure: type[Procedure]) -> str:
     if procedure.parameters:
         lines += ["", "Args:"]
         for parameter in procedure.parameters:
-            need = "required" if parameter.required else f"default {parameter.default!r}"
+            need = "required" if parameter.required else f"default {render_default(parameter.default)}"
             lines.append(f"    {parameter.name} ({parameter.type.name}, {need}): {parameter.description}")
     lines += ["", "Returns rows with: " + ", ".join(f"{c.name} ({c.type})" for c in procedure.output)]
     return "\n".join(lines)

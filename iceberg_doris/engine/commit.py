@@ -24,17 +24,19 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from py4j.protocol import Py4JJavaError
 
 from iceberg_doris.engine import interleaving
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_message
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_items, java_message
 from iceberg_doris.engine.table_lock import commit_lock
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitConflictError, CommitStateUnknownError
 from iceberg_doris.faults import crash_point
+from iceberg_doris.table_model import snapshot_summary
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -54,6 +56,26 @@ STATE_UNKNOWN = frozenset({
 })
 
 
+MAIN = "main"
+
+
+@dataclass(frozen=True)
+class Committed(Generic[T]):
+    """What one commit did: the build's result, and the refs it moved to new snapshots.
+
+    The snapshot ids come from the metadata this commit swapped in, compared with the metadata it
+    was built on, never from reading the table again (by then another writer may have moved it)."""
+
+    result: T
+    snapshot_ids: Mapping[str, int]  # ref ("main", "doris_temp_tp1", ...) -> its new snapshot
+    heads: Mapping[str, int]  # every ref of the committed metadata -> its snapshot
+
+    def snapshot_id(self, ref: str | None = None) -> int | None:
+        """The snapshot ``ref`` (default main) points at in the committed metadata: the new one if
+        this commit moved it, else the one it already had (None: the ref has no snapshot)."""
+        return self.heads.get(ref or MAIN)
+
+
 def commit_atomically(
     iceberg: IcebergJava,
     name: TableName,
@@ -62,7 +84,8 @@ def commit_atomically(
     operation: str,
     on_conflict: Callable[[JavaObject], None] | None = None,
     label: str | None = None,
-) -> T:
+    table: JavaObject | None = None,
+) -> Committed[T]:
     """Runs ``build(table, transaction)`` and commits its changes as one catalog swap, holding the
     table's commit lock.
 
@@ -71,12 +94,19 @@ def commit_atomically(
     loaded table; it must not have effects outside the transaction. ``on_conflict(table)``, if
     given, is called before the next build when Iceberg's validation refused the last one: it
     re-reads what changed, from ``table``. ``operation`` ("load into", "compact") and ``label``
-    word the errors. Returns ``build``'s result from the attempt that committed.
+    word the errors. Returns what the attempt that committed built and committed.
+
+    ``table``: the table as loaded shortly before (outside the lock), for the first attempt to
+    build on instead of loading it again. If it is no longer current, the catalog refuses the swap
+    and the next attempt loads the table, at once: a stale first attempt costs no backoff.
     """
     with commit_lock(iceberg, name, operation=operation):
         conflicted = False
+        stale_first = 0  # 1 once the table given for the first attempt proved stale
+        reused = table
         for attempt in range(1, ATTEMPTS + 1):
-            table = iceberg.load_table(name)  # once per attempt
+            table = reused if reused is not None else iceberg.load_table(name)  # once per attempt
+            stale_reuse_possible, reused = reused is not None, None
             try:
                 if conflicted and on_conflict is not None:
                     on_conflict(table)
@@ -86,12 +116,15 @@ def commit_atomically(
                 result = build(table, transaction)
                 pending = transaction.table().operations().current()
                 if pending is base or pending.equals(base):
-                    return result  # nothing changed: no commit needed
+                    return Committed(result, {}, _heads(iceberg, base))  # nothing changed: no commit needed
                 interleaving.reached(interleaving.BEFORE_COMMIT, name)
                 crash_point(operation, "before-commit")
                 operations.commit(base, pending)
                 crash_point(operation, "after-commit")
-                return result
+                heads = _heads(iceberg, pending)
+                before = _heads(iceberg, base)
+                moved = {ref: snapshot for ref, snapshot in heads.items() if before.get(ref) != snapshot}
+                return Committed(result, moved, heads)
             except Py4JJavaError as error:
                 kind = java_class(error)
                 if kind in STATE_UNKNOWN:
@@ -106,11 +139,21 @@ def commit_atomically(
                 # The first validation failure is the usual case (writers committed between this
                 # operation's read and its lock): re-read at once. Anything after that is a writer
                 # outside the lock; give it room.
-                if attempt > 1 or kind == COMMIT_FAILED:
+                if stale_reuse_possible and kind == COMMIT_FAILED:
+                    stale_first = 1  # the table given for the first attempt was stale: load it, go again
+                elif attempt - stale_first > 1 or kind == COMMIT_FAILED:
                     time.sleep(backoff_seconds(attempt))
                 conflicted = kind == VALIDATION
         log.debug("%s on %s: gave up after %d attempts", operation, name.qualified, ATTEMPTS)
         raise CommitConflictError(_conflict_message(operation, name, gave_up=True))
+
+
+def _heads(iceberg: IcebergJava, metadata: JavaObject) -> dict[str, int]:
+    """Each ref of a TableMetadata and the snapshot it points at (a few refs: main and the temp
+    partitions' branches)."""
+    refs = metadata.refs()
+    names = java_items(iceberg.jvm.java.util.ArrayList(refs.keySet()))
+    return {str(ref): int(refs.get(ref).snapshotId()) for ref in names}
 
 
 def backoff_seconds(attempt: int) -> float:
@@ -129,7 +172,7 @@ def _conflict_message(operation: str, name: TableName, *, gave_up: bool = False)
 def _unknown_message(operation: str, name: TableName, label: str | None) -> str:
     if label:
         quoted = label.replace("'", "''")
-        check = f"SELECT snapshot_id FROM {name.qualified}.snapshots WHERE summary['doris.label'] = '{quoted}'"
+        check = f"SELECT snapshot_id FROM {name.qualified}.snapshots WHERE summary['{snapshot_summary.LABEL}'] = '{quoted}'"
     else:
         check = f"SELECT * FROM {name.qualified}.snapshots ORDER BY committed_at DESC"
     return (

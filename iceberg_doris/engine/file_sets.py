@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from py4j.protocol import Py4JJavaError
+
 from iceberg_doris.engine.deletion_vectors import plan_live_files
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_items, java_message
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
+from iceberg_doris.errors import TableStateError
 from iceberg_doris.table_model.partition_predicates import Predicate
 
 
@@ -85,12 +88,57 @@ def stage_replacement(
     delta.commit()
 
 
+def stage_append(
+    transaction: JavaObject, data_files: list[JavaObject], *, branch: str | None = None, summary: dict[str, str]
+) -> None:
+    """One append snapshot on ``branch`` (default main) adding ``data_files`` (none: a snapshot
+    that only carries ``summary``, e.g. a load's label)."""
+    append = transaction.newAppend()
+    for data_file in data_files:
+        append.appendFile(data_file)
+    if branch is not None:
+        append.toBranch(branch)
+    for key, value in summary.items():
+        append.set(key, value)
+    append.commit()
+
+
+def stage_partition_delete(
+    iceberg: IcebergJava, transaction: JavaObject, predicate: Predicate, *, summary: dict[str, str], refused: str
+) -> int:
+    """Removes main's data files whose rows match ``predicate``, metadata only; returns the
+    records removed. ``refused`` words the error when a file also holds rows outside it (the
+    table's Iceberg spec does not follow its Doris partitions)."""
+    if transaction.table().currentSnapshot() is None:
+        return 0
+    delete = transaction.newDelete().deleteFromRowFilter(iceberg_expression(iceberg, predicate))
+    for key, value in summary.items():
+        delete.set(key, value)
+    try:
+        delete.commit()
+    except Py4JJavaError as error:
+        if java_class(error) == "org.apache.iceberg.exceptions.ValidationException":
+            raise TableStateError(
+                f"{refused}: some data files hold rows of other partitions too ({java_message(error)}). The table's "
+                "Iceberg partition spec does not follow its Doris partitions; rewrite it with CALL doris.compact first."
+            ) from None
+        raise
+    head = transaction.table().currentSnapshot()
+    return int(head.summary().get("deleted-records") or 0) if head is not None else 0
+
+
 def ref_head(table: JavaObject, ref: str | None) -> JavaObject | None:
     """The snapshot ``ref`` (a branch; None: main) points at, or None if it has none."""
     if ref is None:
         return table.currentSnapshot()
     found = table.refs().get(ref)
     return table.snapshot(found.snapshotId()) if found is not None else None
+
+
+def ref_snapshot_id(table: JavaObject, ref: str | None) -> int | None:
+    """The id of the snapshot ``ref`` (a branch; None: main) points at, or None."""
+    head = ref_head(table, ref)
+    return int(head.snapshotId()) if head is not None else None
 
 
 def committed_head(transaction: JavaObject, ref: str | None = None) -> int | None:

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import threading
 from collections import OrderedDict
 from decimal import Decimal
 from typing import Any
 
+from py4j.protocol import Py4JJavaError
+
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
 from iceberg_doris.table_model.partition_predicates import All, AnyOf, Compare, Constant, InValues, IsNull, Predicate
 from iceberg_doris.table_model.table_properties import stale_keys
 
+log = logging.getLogger(__name__)
 FORMAT_VERSION = "3"
 ICEBERG_DEFAULTS = {
     "format-version": FORMAT_VERSION,
@@ -42,8 +46,20 @@ SPARK_TO_DORIS = {
 
 def create_table(
     iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField]
+) -> JavaObject | None:
+    """Creates the Iceberg table for ``model`` in one catalog commit; None if a table of that name
+    exists (created meanwhile by another writer)."""
+    try:
+        return _create_table(iceberg, name, model, layout)
+    except Py4JJavaError as error:
+        if java_class(error) == "org.apache.iceberg.exceptions.AlreadyExistsException":
+            return None
+        raise
+
+
+def _create_table(
+    iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField]
 ) -> JavaObject:
-    """Creates the Iceberg table for ``model`` in one catalog commit."""
     schema = _schema(iceberg, model)
     spec = _partition_spec(iceberg, schema, layout)
     order = iceberg.sort_order.builderFor(schema)
@@ -62,6 +78,51 @@ def create_table(
         .withProperties(iceberg.java_map(properties))
         .create()
     )
+
+
+def tables_with_property(iceberg: IcebergJava, key: str, value: str) -> list[str]:
+    """Every table of the catalog whose property ``key`` is ``value`` (case-insensitive), as names
+    that parse back to the same parts; tables that fail to load are skipped (logged)."""
+    catalog = iceberg.catalog()
+    found = []
+    for namespace in catalog.listNamespaces():
+        for identifier in catalog.listTables(namespace):
+            levels = list(identifier.namespace().levels())
+            name = TableName(str(levels[0]), str(identifier.name())).qualified if len(levels) == 1 else str(identifier)
+            try:
+                properties = catalog.loadTable(identifier).properties()
+            except Exception:  # noqa: BLE001 - one broken table must not hide the others
+                log.warning("cannot load %s to read its properties", name)
+                continue
+            if str(properties.get(key) or "").lower() == value.lower():
+                found.append(name)
+    return found
+
+
+def snapshot_with_summary(iceberg: IcebergJava, table: JavaObject, key: str, value: str) -> int | None:
+    """The id of a snapshot of ``table`` whose summary has ``key`` = ``value`` (a load's label), or None."""
+    found = int(iceberg.helpers.SnapshotHistory.findBySummary(table, key, value))
+    return None if found == -1 else found
+
+
+def committed_at_millis(iceberg: IcebergJava, table: JavaObject, sequence_number: int) -> int | None:
+    """When the snapshot with data sequence number ``sequence_number`` was committed (epoch ms),
+    None if the table no longer knows it."""
+    committed = int(iceberg.helpers.SnapshotHistory.committedAtMillis(table, int(sequence_number)))
+    return committed if committed >= 0 else None
+
+
+def format_version_of(table: JavaObject) -> int:
+    return int(table.operations().current().formatVersion())
+
+
+def table_location(table: JavaObject) -> str:
+    return str(table.location())
+
+
+def current_snapshot_id(table: JavaObject) -> int | None:
+    snapshot = table.currentSnapshot()
+    return int(snapshot.snapshotId()) if snapshot is not None else None
 
 
 def read_model(iceberg: IcebergJava, table: JavaObject) -> DorisTableModel:

@@ -18,6 +18,7 @@ Settings (Spark conf, read at each load):
 
 from __future__ import annotations
 
+import logging
 import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,6 +35,9 @@ MAX_ROWS_CONF = "spark.doris.keyIndex.maxRows"
 DEFAULT_MAX_ROWS = 50_000_000
 # Doris key types whose Iceberg type is int or long: what the index stores.
 INDEXABLE_SPARK_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
+
+
+log = logging.getLogger(__name__)
 
 
 def enabled(spark: "SparkSession") -> bool:
@@ -107,6 +111,22 @@ def probe(iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_column:
     return IndexHits(
         upserts, deletes, int(lookup.probedFiles()), int(lookup.builtFiles()), tuple(split_locations(str(lookup.unindexable())))
     )
+
+
+def probe_or_none(
+    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_column: str, keys: BatchKeys
+) -> IndexHits | None:
+    """:func:`probe`, or None when the probe fails in the JVM: the index is an accelerator, so the
+    caller looks its keys up another way."""
+    from py4j.protocol import Py4JJavaError
+
+    from iceberg_doris.engine.iceberg_java import java_message
+
+    try:
+        return probe(iceberg, table, plan, key_column, keys)
+    except Py4JJavaError as error:
+        log.warning("key index lookup failed (%s); scanning the keys instead", java_message(error))
+        return None
 
 
 def _bitmaps(blob: bytes, count: int) -> list[BitMap64]:

@@ -27,11 +27,16 @@ STAGE_OPTION = "rewritten-file-scan-task-set-id"
 LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 
 
-def stage_data_files(iceberg: IcebergJava, name: TableName, frame: "DataFrame") -> list[JavaObject]:
-    """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles."""
+def stage_data_files(
+    iceberg: IcebergJava, name: TableName, frame: "DataFrame", *, table: JavaObject | None = None
+) -> list[JavaObject]:
+    """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles.
+    ``table``: the table as the caller already loaded it (else it is loaded here); only its format
+    version and identity are used, so any recent load serves."""
     from pyspark.sql import functions as F
 
-    table = iceberg.load_table(name)
+    if table is None:
+        table = iceberg.load_table(name)
     if int(table.operations().current().formatVersion()) >= 3:
         frame = frame.select("*", *[F.lit(None).cast("long").alias(c) for c in LINEAGE_COLUMNS])
     file_set_id = f"doris-{uuid.uuid4().hex}"

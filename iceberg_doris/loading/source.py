@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.engine.spark_runtime import data_files_at, statement_kind
 from iceberg_doris.errors import LoadError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -190,23 +191,9 @@ def _a(word: str) -> str:
     return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
-_DML_NAMES = {"InsertIntoStatement": "INSERT", "DeleteFromTable": "DELETE", "UpdateTable": "UPDATE",
-              "MergeIntoTable": "MERGE"}
-
-
 def _statement_kind(spark: "SparkSession", text: str) -> str | None:
     """None for a query; else what kind of statement ``text`` is (checked on Spark's parse tree)."""
-    plan = spark._jsparkSession.sessionState().sqlParser().parsePlan(text)
-    command = spark.sparkContext._jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.plans.logical.Command")
-    node = plan
-    while node.getClass().getSimpleName() == "UnresolvedWith":  # WITH ... <statement>
-        node = node.child()
-    name = str(node.getClass().getSimpleName())
-    if command.isInstance(node) or name.endswith("Statement") or name in _DML_NAMES:
-        return _DML_NAMES.get(name, name)
-    if "InsertIntoStatement" in str(plan.treeString()):  # FROM t INSERT ... INSERT ...
-        return "INSERT"
-    return None
+    return statement_kind(spark, text)
 
 
 def _top_level_words(text: str) -> list[tuple[int, str]]:
@@ -306,40 +293,16 @@ def _normalise_format(format: str | None) -> tuple[str | None, bool]:
 
 def _existing_files(spark: "SparkSession", paths: list[str]) -> dict[str, list[str]]:
     """For each path (glob), the data files it names; refuses paths that match nothing."""
-    jvm = spark.sparkContext._jvm
-    conf = spark.sparkContext._jsc.hadoopConfiguration()
     found: dict[str, list[str]] = {}
     for path in paths:
         try:
-            hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
-            fs = hadoop_path.getFileSystem(conf)
-            statuses = fs.globStatus(hadoop_path)
+            names = data_files_at(spark, path)
         except Exception as exc:  # noqa: BLE001 - py4j raises Py4JJavaError for any Java failure
             raise LoadError(f"cannot access path {path}: {spark_error_message(exc)}") from None
-        if statuses is None or len(statuses) == 0:
+        if names is None:
             raise LoadError(f"path {path} does not exist")
-        names: list[str] = []
-        for status in statuses:
-            if status.isDirectory():
-                _list_data_files(fs, status.getPath(), names, depth=0)
-            else:
-                names.append(status.getPath().getName())
         found[path] = names
     return found
-
-
-def _list_data_files(fs: Any, directory: Any, names: list[str], *, depth: int) -> None:
-    """Data files under a directory (partition folders included; hidden and _ files skipped)."""
-    if depth > 4 or len(names) >= 1000:
-        return
-    for child in fs.listStatus(directory):
-        child_name = child.getPath().getName()
-        if child_name.startswith(("_", ".")):
-            continue
-        if child.isDirectory():
-            _list_data_files(fs, child.getPath(), names, depth=depth + 1)
-        else:
-            names.append(child_name)
 
 
 def _infer_format(paths: list[str], files: dict[str, list[str]]) -> str:

@@ -2,7 +2,7 @@
 
 A formal partition is a change to the table's Doris partitions (a property) and, when its bounds
 need a finer Iceberg transform, an evolution of the partition spec, in one commit. A temporary
-partition is also an Iceberg branch (see :mod:`iceberg_doris.procedures.temp_partitions`).
+partition is also an Iceberg branch (see :mod:`iceberg_doris.operations.temp_partitions`).
 """
 
 from __future__ import annotations
@@ -10,14 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.partitioning import check_alter_allowed
-from iceberg_doris.procedures import temp_partitions
+from iceberg_doris import operations
+from iceberg_doris.operations import AddPartitionRequest, PartitionValues
 from iceberg_doris.procedures.parameter_types import BOOLEAN, PARTITION_NAME, STRING, VALUE, VALUE_ARRAY, ArrayType, OneOf
-from iceberg_doris.procedures.partition_changes import commit_model_change, partitions_after
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
-from iceberg_doris.procedures.table_access import DorisTable, open_table
-from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -57,30 +53,7 @@ class AddPartitionProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        handle = open_table(spark, args["table"])
-        name, temporary = args["partition"], args["temporary"]
-
-        def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[Any, ...]]:
-            partitions = fresh.require_partitions()
-            if not temporary:
-                check_alter_allowed(fresh.model.dynamic_partition(), fresh.name.name)
-            updated = partitions.add_partition(
-                name,
-                values_less_than=args["values_less_than"],
-                values_range=args["values_range"],
-                values_in=args["values_in"],
-                temporary=temporary,
-            )
-            branch = temp_partitions.stage_create(fresh, transaction, name) if temporary else None
-            model = partitions_after(fresh, updated)
-            return model, (name, updated.range_text(name, temporary), temporary, branch)
-
-        row = commit_model_change(handle, change, operation="add partition to")
-        spec = ", ".join(_spec_after(spark, args["table"]))
-        return [(*row, spec)]
-
-
-def _spec_after(spark: "SparkSession", table: str) -> list[str]:
-    from iceberg_doris.engine.iceberg_tables import current_layout
-
-    return current_layout(open_table(spark, table).table)
+        values = PartitionValues(args["values_less_than"], args["values_range"], args["values_in"])
+        request = AddPartitionRequest(args["partition"], values, temporary=args["temporary"])
+        result = operations.add_partition(spark, args["table"], request)
+        return [(result.partition_name, result.range, result.is_temp, result.branch, result.partition_spec)]

@@ -9,19 +9,16 @@ younger orphans can delete the files of a write that is still running.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris import operations
+from iceberg_doris.operations import CleanupRequest
 from iceberg_doris.procedures.parameter_types import STRING, TIMESTAMP, AtLeastType
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
-from iceberg_doris.procedures.table_access import open_table
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-DEFAULT_AGE = dt.timedelta(hours=24)
-
 
 @register
 class CleanupProcedure(Procedure):
@@ -50,28 +47,6 @@ class CleanupProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        handle = open_table(spark, args["table"])
-        if args["older_than"] is not None:
-            cutoff = args["older_than"]
-        else:
-            cutoff = dt.datetime.now() - DEFAULT_AGE
-        cutoff_ms = int(cutoff.timestamp() * 1000)
-        # Table.snapshots() and the orphan list are Java Iterables: counted in the JVM.
-        iterables = handle.iceberg.jvm.org.apache.iceberg.relocated.com.google.common.collect.Iterables
-        before = int(iterables.size(handle.table.snapshots()))
-        actions = spark.sparkContext._jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
-        expired = (
-            actions.expireSnapshots(handle.table).expireOlderThan(cutoff_ms).retainLast(int(args["retain_last"])).execute()
-        )
-        table = handle.iceberg.load_table(handle.name)
-        orphans = actions.deleteOrphanFiles(table).olderThan(cutoff_ms).execute()
-        after = int(iterables.size(table.snapshots()))
-        orphan_count = int(iterables.size(orphans.orphanFileLocations()))
-        return [
-            (
-                before - after,
-                int(expired.deletedDataFilesCount()),
-                int(expired.deletedPositionDeleteFilesCount()) + int(expired.deletedEqualityDeleteFilesCount()),
-                orphan_count,
-            )
-        ]
+        request = CleanupRequest(older_than=args["older_than"], retain_last=int(args["retain_last"]))
+        c = operations.cleanup(spark, args["table"], request)
+        return [(c.expired_snapshots, c.deleted_data_files, c.deleted_delete_files, c.deleted_orphan_files)]

@@ -14,31 +14,17 @@ deleted files are dropped at once.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
-from iceberg_doris.engine.iceberg_java import java_items, split_locations
-from iceberg_doris.engine.file_sets import FileSet, committed_head, stage_replacement
-from iceberg_doris.engine.iceberg_tables import iceberg_expression
-from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.engine.table_names import quote_identifier
-from iceberg_doris.engine.name_rules import shown
-from iceberg_doris.errors import TableStateError
-from iceberg_doris.faults import crash_point
+from iceberg_doris import operations
+from iceberg_doris.operations import CompactRequest
+from iceberg_doris.operations.compact import RETENTION_DEFAULT_HOURS, RETENTION_PROPERTY
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
-from iceberg_doris.procedures.table_access import open_table
-from iceberg_doris.table_model.partition_predicates import TRUE, partition_predicate, to_sql, union
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-RETENTION_PROPERTY = "doris.tombstone-retention-hours"
-RETENTION_DEFAULT_HOURS = 168.0
-
 
 @register
 class CompactProcedure(Procedure):
@@ -63,97 +49,10 @@ class CompactProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        from pyspark.sql import functions as F
-
-        handle = open_table(spark, args["table"])
-        retention_hours = tombstone_retention_hours(handle.name.qualified, handle.table.properties().get(RETENTION_PROPERTY))
-        snapshot = handle.table.currentSnapshot()
-        if snapshot is None:
-            return [(0, 0, 0, 0, 0, None)]
-        predicate = TRUE
-        if args["partitions"]:
-            partitions = handle.require_partitions()
-            chosen = [partitions.get(n) for n in args["partitions"]]
-            missing = [n for n, p in zip(args["partitions"], chosen) if p is None]
-            if missing:
-                from iceberg_doris.errors import PartitionError
-
-                raise PartitionError(f"Partition[{missing[0]}] does not exist in {handle.name.qualified}")
-            predicate = union([partition_predicate(partitions, p) for p in chosen if p is not None])
-        cutoff_ms = int(time.time() * 1000 - retention_hours * 3600 * 1000)
-        snapshot_id = int(snapshot.snapshotId())
-        # Only sequence tables have tombstones (deleted rows that still guard their key against
-        # late, older rows); elsewhere a fully deleted file guards nothing and goes at once.
-        guards_tombstones = handle.model.sequence_column is not None
-        plan = plan_live_files(handle.table, snapshot_id, iceberg_expression(handle.iceberg, predicate))
-        rewrite, removed_deletes = FileSet(), FileSet()
-        kept = dropped = 0
-        seen_deletes: set[str] = set()
-        history = handle.iceberg.helpers.SnapshotHistory
-        for location in split_locations(str(plan.locationsWithDeletes())):
-            deletes = java_items(plan.deletes(location))
-            data_file = plan.dataFile(location)
-            deleted = sum(int(d.recordCount()) for d in deletes if _is_scoped_to(d, location))
-            fully_deleted = deleted >= int(data_file.recordCount())
-            if fully_deleted and guards_tombstones and _added_after(history, handle.table, data_file, cutoff_ms):
-                kept += 1  # may hold tombstones still guarding their keys
-                continue
-            if fully_deleted:
-                dropped += 1
-            rewrite.data_files.append(data_file)
-            for delete_file in deletes:
-                key = delete_file_key(delete_file)
-                if key not in seen_deletes:
-                    seen_deletes.add(key)
-                    removed_deletes.delete_files.append(delete_file)
-        if not rewrite.data_files:
-            return [(0, 0, 0, 0, kept, snapshot_id)]
-        paths = {str(f.location()) for f in rewrite.data_files}
-        frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
-        # The partition filter prunes the scan to the chosen partitions; _file alone does not.
-        frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
-        live = frame.filter(F.col("_file").isin(list(paths))).select(*[quote_identifier(c) for c in frame.columns])
-        added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)))
-        removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
-        crash_point("compact", "files-staged")
-
-        def build(table: Any, transaction: Any) -> int | None:
-            stage_replacement(
-                transaction, removed, FileSet(added), summary={"doris.operation": "compact"},
-                validate_from=snapshot_id, conflict_filter=iceberg_expression(handle.iceberg, predicate),
-            )
-            return committed_head(transaction)
-
-        # A concurrent delete on a rewritten file fails the validation: CommitConflictError, in words.
-        committed = commit_atomically(handle.iceberg, handle.name, build, operation="compact")
-        return [(len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, committed)]
-
-
-def _is_scoped_to(delete_file: Any, location: str) -> bool:
-    referenced = delete_file.referencedDataFile()
-    return referenced is None or str(referenced) == location
-
-
-def _added_after(history: Any, table: Any, data_file: Any, cutoff_ms: int) -> bool:
-    """Whether the snapshot that added the file is younger than the retention cutoff."""
-    sequence = data_file.dataSequenceNumber()
-    if sequence is None:
-        return True
-    committed = int(history.committedAtMillis(table, int(sequence)))
-    return committed >= cutoff_ms if committed >= 0 else False
-
-
-def tombstone_retention_hours(table: str, value: Any) -> float:
-    """The table's tombstone retention in hours: a number >= 0 (default 168)."""
-    if value is None or not str(value).strip():
-        return float(RETENTION_DEFAULT_HOURS)
-    try:
-        hours = float(str(value))
-    except ValueError:
-        hours = float("nan")
-    if not 0 <= hours < float("inf"):
-        raise TableStateError(
-            f"Table {table} has {RETENTION_PROPERTY} = {shown(str(value))}, which is not a number of hours >= 0: "
-            f"set it with ALTER TABLE {table} SET TBLPROPERTIES ('{RETENTION_PROPERTY}' = '168')"
-        )
-    return hours
+        partitions = args["partitions"]
+        request = CompactRequest(tuple(partitions) if partitions else None)
+        r = operations.compact(spark, args["table"], request)
+        return [(
+            r.rewritten_data_files, r.removed_delete_files, r.added_data_files, r.dropped_tombstone_files,
+            r.kept_tombstone_files, r.snapshot_id,
+        )]

@@ -11,18 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from py4j.protocol import Py4JJavaError
-
-from iceberg_doris.ddl import parse_create_table
-from iceberg_doris.engine.iceberg_java import IcebergJava, java_class
-from iceberg_doris.engine.iceberg_tables import create_table
-from iceberg_doris.engine.name_rules import check_column_name, check_database_name, check_table_name
-from iceberg_doris.engine.table_names import TableName
-from iceberg_doris.errors import ProcedureArgumentError, TableStateError
-from iceberg_doris.faults import crash_point
+from iceberg_doris import operations
 from iceberg_doris.procedures.parameter_types import STRING
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
-from iceberg_doris.table_model import choose_layout, model_from_definition
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -49,37 +40,5 @@ class CreateTableProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        definition = parse_create_table(args["ddl"])
-        iceberg = IcebergJava(spark)
-        if definition.catalog and definition.catalog.lower() != iceberg.catalog_name.lower():
-            raise ProcedureArgumentError(
-                f"Catalog {definition.catalog} is not this session's catalog ({iceberg.catalog_name}); "
-                f"write db.tbl or {iceberg.catalog_name}.db.tbl"
-            )
-        database = definition.database or spark.catalog.currentDatabase()
-        # Names become catalog keys, folders of the warehouse and SQL identifiers: refuse, before
-        # anything is created, the ones that one of them cannot serve.
-        check_table_name(definition.table)
-        check_database_name(database)
-        for column in definition.columns:
-            check_column_name(column.name)
-        name = TableName(database, definition.table)
-        if not iceberg.namespace_exists(database):
-            raise TableStateError(f"Unknown database '{database}': create it first with CREATE NAMESPACE {database}")
-        model = model_from_definition(definition)
-        layout = choose_layout(model)
-        spec_text = ", ".join(f.text for f in layout) or "unpartitioned"
-        partitions = len(model.partitions.formal) if model.partitions is not None else 0
-        if iceberg.table_exists(name):
-            if definition.if_not_exists:
-                return [(name.qualified, model.keys_model.value, spec_text, partitions, "EXISTS")]
-            raise TableStateError(f"Table '{definition.table}' already exists in {database}")
-        try:
-            crash_point("create_table", "before-commit")
-            create_table(iceberg, name, model, layout)
-        except Py4JJavaError as error:
-            if java_class(error) == "org.apache.iceberg.exceptions.AlreadyExistsException":
-                raise TableStateError(f"Table '{definition.table}' already exists in {database}") from None
-            raise
-        crash_point("create_table", "after-commit")
-        return [(name.qualified, model.keys_model.value, spec_text, partitions, "CREATED")]
+        r = operations.create_table(spark, args["ddl"])
+        return [(r.table, r.keys_model, r.partition_spec, r.partitions, r.status)]

@@ -10,15 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.partitioning import check_alter_allowed
-from iceberg_doris.procedures import temp_partitions
+from iceberg_doris import operations
+from iceberg_doris.operations import DropPartitionRequest
 from iceberg_doris.procedures.parameter_types import BOOLEAN, STRING
-from iceberg_doris.procedures.partition_changes import commit_model_change, partitions_after, stage_partition_delete
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
-from iceberg_doris.procedures.table_access import DorisTable, open_table
-from iceberg_doris.table_model import DorisTableModel
-from iceberg_doris.table_model.partition_predicates import partition_predicate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -47,28 +42,6 @@ class DropPartitionProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        handle = open_table(spark, args["table"])
-        name, temporary = args["partition"], args["temporary"]
-
-        def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, bool]:
-            partitions = fresh.require_partitions()
-            if not temporary:
-                check_alter_allowed(fresh.model.dynamic_partition(), fresh.name.name)
-            existing = partitions.get(name, temporary)
-            updated = partitions.drop_partition(name, temporary=temporary, if_exists=args["if_exists"])
-            if existing is None:
-                return fresh.model, False
-            if temporary:
-                temp_partitions.stage_drop(fresh, transaction, name)
-            else:
-                predicate = partition_predicate(partitions, existing)
-                stage_partition_delete(fresh, transaction, predicate, operation="drop partition", partitions=name)
-            return partitions_after(fresh, updated), True
-
-        before = handle.table.currentSnapshot()
-        dropped = commit_model_change(handle, change, operation="drop partition of")
-        after = open_table(spark, args["table"]).table.currentSnapshot()
-        deleted = 0
-        if after is not None and (before is None or after.snapshotId() != before.snapshotId()):
-            deleted = int(after.summary().get("deleted-records") or 0)
-        return [(name, temporary, dropped, after.snapshotId() if after is not None else None, deleted)]
+        request = DropPartitionRequest(args["partition"], temporary=args["temporary"], if_exists=args["if_exists"])
+        result = operations.drop_partition(spark, args["table"], request)
+        return [(result.partition_name, result.is_temp, result.dropped, result.snapshot_id, result.deleted_rows)]

@@ -8,12 +8,13 @@ same messages, in the shape of Iceberg's own: ``Wrong arg type for <name>: canno
 from __future__ import annotations
 
 import datetime as dt
+from enum import Enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from iceberg_doris.engine.name_rules import check_label, shown
+from iceberg_doris.operations.names import check_label, shown
 from iceberg_doris.errors import ProcedureArgumentError
 
 Scalar = str | int | float | bool
@@ -195,6 +196,34 @@ class AtLeastType(LongType):
         return value
 
 
+class EnumType(StringType):
+    """A mode named by a string (any case), bound to a member of ``enum``; an unknown name raises
+    ``unknown(value)``'s message."""
+
+    def __init__(self, enum: type[Enum], unknown: str):
+        self.enum = enum
+        self.unknown = unknown  # a format string with {value}
+
+    def check(self, value: str, parameter: str) -> Enum:
+        for member in self.enum:
+            if member.value.upper() == value.strip().upper():
+                return member
+        raise ProcedureArgumentError(self.unknown.format(value=value))
+
+
+class SourceType(ParamType):
+    """A table or view name; the Python form also takes a DataFrame."""
+
+    name = "string"
+
+    def _convert(self, value: Any) -> Any:
+        from pyspark.sql import DataFrame
+
+        if isinstance(value, (str, DataFrame)):
+            return value
+        raise _Mismatch()
+
+
 class TimestampType(ParamType):
     """A point in time: an ISO timestamp or date string (what ``to_json`` makes of a SQL TIMESTAMP
     or DATE argument), or a Python datetime/date. Returned as a datetime (naive: local time)."""
@@ -235,6 +264,7 @@ LABEL = LabelType()
 PARTITION_NAME = PartitionNameType()
 RATIO = RatioType()
 TIMESTAMP = TimestampType()
+SOURCE = SourceType()
 
 
 def type_name(value: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from iceberg_doris.errors import UnknownProcedureError
@@ -102,6 +103,8 @@ def render_default(value: Any) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Enum):
+        return render_default(value.value)
     if isinstance(value, str):
         return "'" + value.replace("'", "\\'") + "'"
     if isinstance(value, (list, tuple)):

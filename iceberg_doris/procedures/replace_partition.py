@@ -6,14 +6,15 @@ only) and the temp partitions become formal partitions, their files moved, not r
 
 from __future__ import annotations
 
-from iceberg_doris.procedures.partition_replacement import TempReplacementProcedure
+from iceberg_doris import operations
+from iceberg_doris.procedures.temp_replacement import TempReplacementProcedure
 from iceberg_doris.procedures.registry import register
 
 
 @register
 class ReplacePartitionProcedure(TempReplacementProcedure):
     name = "replace_partition"
-    swap = False
+    operation = staticmethod(operations.replace_partition)
     summary = "Doris REPLACE PARTITION WITH TEMPORARY PARTITION: one commit; replaced rows dropped, temps become formal."
     details = (
         "strict_range => true: the replaced ranges (or lists) must equal the temp ones exactly; false: the temp "

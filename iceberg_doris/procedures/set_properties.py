@@ -8,28 +8,15 @@ properties fixed at creation are refused; other properties are kept and have no 
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.errors import PartitionError, ProcedureArgumentError
-from iceberg_doris.partitioning import plan_dynamic_partitions
+from iceberg_doris import operations
 from iceberg_doris.procedures.parameter_types import STRING, STRING_MAP
-from iceberg_doris.procedures.partition_changes import commit_model_change
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
-from iceberg_doris.procedures.table_access import DorisTable, open_table
-from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-FIXED_AT_CREATION = {
-    "enable_unique_key_merge_on_write": "merge-on-write is chosen when the table is created",
-    "function_column.sequence_col": "the sequence column is chosen when the table is created",
-    "function_column.sequence_type": "the sequence column is chosen when the table is created",
-}
-
 
 @register
 class SetPropertiesProcedure(Procedure):
@@ -53,26 +40,5 @@ class SetPropertiesProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        changes = {key.strip().lower(): value for key, value in args["properties"].items()}
-        if not changes:
-            raise ProcedureArgumentError("properties is empty: give map('key', 'value', ...)")
-        for key, reason in FIXED_AT_CREATION.items():
-            if key in changes:
-                raise ProcedureArgumentError(f"Cannot set {key}: {reason}")
-        handle = open_table(spark, args["table"])
-
-        def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, list[tuple[str, str | None, str]]]:
-            old = dict(fresh.model.properties)
-            model = fresh.model.with_properties(old | changes)
-            if any(k.startswith("dynamic_partition.") for k in changes):
-                if model.partitions is None:
-                    raise PartitionError("Dynamic partition only support single-column range partition")
-                config = model.dynamic_partition()
-                if config is not None and config.enable:
-                    # Partitions due now appear at once; expired ones are dropped only by a
-                    # scheduler pass (run_dynamic_partition), which reports what it drops.
-                    plan = plan_dynamic_partitions(config, model.partitions, dt.datetime.now(dt.timezone.utc))
-                    model = model.with_partitions(model.partitions.add_all(plan.create))
-            return model, [(key, old.get(key), value) for key, value in sorted(changes.items())]
-
-        return commit_model_change(handle, change, operation="set properties of")
+        changes = operations.set_properties(spark, args["table"], args["properties"])
+        return [(c.property, c.old_value, c.new_value) for c in changes]

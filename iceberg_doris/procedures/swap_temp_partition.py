@@ -3,19 +3,20 @@
 The named formal partitions take the temp partitions' rows (data files and deletion vectors moved,
 not rewritten), and the replaced formal rows become temp partitions that can be inspected with
 ``VERSION AS OF 'doris_temp_<name>'`` and then dropped. See
-:mod:`iceberg_doris.procedures.partition_replacement`.
+:mod:`iceberg_doris.operations.partition_replacement`.
 """
 
 from __future__ import annotations
 
-from iceberg_doris.procedures.partition_replacement import TempReplacementProcedure
+from iceberg_doris import operations
+from iceberg_doris.procedures.temp_replacement import TempReplacementProcedure
 from iceberg_doris.procedures.registry import register
 
 
 @register
 class SwapTempPartitionProcedure(TempReplacementProcedure):
     name = "swap_temp_partition"
-    swap = True
+    operation = staticmethod(operations.swap_temp_partition)
     summary = "Swaps temp partitions into the table in one commit; the replaced rows become temp partitions."
     details = (
         "Doris's REPLACE PARTITION rules (strict_range, use_temp_partition_name, RANGE and LIST, many-to-many, "

@@ -4,6 +4,7 @@ A Doris table's model (keys, aggregates, sequence column, partitions, distributi
 is stored in the Iceberg table's properties; its partitions decide the Iceberg partition spec.
 """
 
+from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.iceberg_layout import LayoutField, choose_layout
 from iceberg_doris.table_model.model import (
     AutoPartition,

@@ -37,8 +37,8 @@ from pyspark.errors import IllegalArgumentException
 from iceberg_doris import doris
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.loading import read_error_rows
-from iceberg_doris.procedures.load import error_location
-from iceberg_doris.procedures.table_access import open_table
+from iceberg_doris.operations.load.counting import error_location
+from iceberg_doris.operations.tables import open_table
 from tests.faults.crash_harness import (
     CrashRun,
     files_under,

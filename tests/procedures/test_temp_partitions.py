@@ -199,7 +199,7 @@ def test_a_racing_commit_is_rebuilt_on_not_lost(spark, namespace):
         transaction.updateProperties().set("doris.test-marker", str(len(attempts))).commit()
         return len(attempts)
 
-    assert commit_atomically(iceberg, iceberg.name(table), build, operation="mark") == 2
+    assert commit_atomically(iceberg, iceberg.name(table), build, operation="mark").result == 2
     reloaded = iceberg.load_table(iceberg.name(table))
     assert reloaded.properties().get("doris.test-marker") == "2"
     assert ids(spark, table) == [1, 2, 3, 60]

@@ -8,9 +8,10 @@ table (branch ``main``) never see it. Its range or list lives with the formal pa
 
 from __future__ import annotations
 
+from iceberg_doris.engine.branches import create_empty_branch, has_branch, remove_branch
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.errors import PartitionError
-from iceberg_doris.procedures.table_access import DorisTable
+from iceberg_doris.operations.tables import DorisTable
 
 BRANCH_PREFIX = "doris_temp_"
 
@@ -22,7 +23,7 @@ def branch_name(partition: str) -> str:
 def stage_create(handle: DorisTable, transaction: JavaObject, partition: str) -> str:
     """Creates the temp partition's branch, empty, on the transaction."""
     branch = branch_name(partition)
-    if handle.table.refs().containsKey(branch):
+    if has_branch(handle.table, branch):
         raise PartitionError(
             f"Cannot add temporary partition {partition}: the table already has a branch {branch}; "
             f"remove it first (ALTER TABLE {handle.name.qualified} DROP BRANCH {branch})"
@@ -32,15 +33,10 @@ def stage_create(handle: DorisTable, transaction: JavaObject, partition: str) ->
 
 
 def stage_empty_branch(handle: DorisTable, transaction: JavaObject, branch: str) -> None:
-    """A new branch with no rows. It starts at main's snapshot (as of the transaction); one
-    metadata-only delete empties it (Iceberg drops the deletion vectors of removed files too)."""
-    transaction.manageSnapshots().createBranch(branch).commit()
-    if transaction.table().currentSnapshot() is not None:
-        empty = transaction.newDelete().deleteFromRowFilter(handle.iceberg.expressions.alwaysTrue())
-        empty.toBranch(branch).set("doris.operation", "add_temp_partition").commit()
+    """A new branch with no rows (see :func:`iceberg_doris.engine.branches.create_empty_branch`)."""
+    create_empty_branch(handle.iceberg, transaction, branch, operation="add_temp_partition")
 
 
-def stage_drop(handle: DorisTable, transaction: JavaObject, partition: str) -> None:
-    branch = branch_name(partition)
-    if handle.table.refs().containsKey(branch):
-        transaction.manageSnapshots().removeBranch(branch).commit()
+def stage_drop(transaction: JavaObject, partition: str) -> None:
+    """Removes the temp partition's branch, if the table has it."""
+    remove_branch(transaction, branch_name(partition))

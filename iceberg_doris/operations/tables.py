@@ -1,4 +1,4 @@
-"""Opening a table for a procedure: the Iceberg handle, the Java table and its Doris model."""
+"""Opening a table for an operation: the Iceberg handle, the table as loaded and its Doris model."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ class DorisTable:
     def properties(self) -> dict[str, str]:
         return dict(self.table.properties())
 
+    def property(self, key: str) -> str | None:
+        """One Iceberg table property (without copying them all)."""
+        value = self.table.properties().get(key)
+        return str(value) if value is not None else None
+
     def require_partitions(self) -> PartitionSet:
         if self.model.partitions is None:
             raise PartitionError(
@@ -37,6 +42,7 @@ class DorisTable:
 
 
 def open_table(spark: "SparkSession", table: str) -> DorisTable:
+    """The table named ``table`` (``db.tbl``), loaded from the catalog; TableNotFoundError if absent."""
     iceberg = IcebergJava(spark)
     name = iceberg.name(table)
     loaded = iceberg.load_table(name)

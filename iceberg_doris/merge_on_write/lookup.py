@@ -1,64 +1,58 @@
-"""Writing and committing a unique- or aggregate-key load: new rows, tombstones and delete bitmaps
-in one RowDelta, validated against the snapshot the keys were looked up in.
+"""Looking up a merge-on-write load's keys among the table's live rows, at one snapshot.
 
-Delete bitmaps are built with pyroaring and written as deletion vectors (format v3, one Puffin blob
-per data file, merged with that file's earlier deletes) or position-delete files (format v2); never
-equality deletes, and no existing data file is rewritten.
-
-Concurrency, as Doris publishes concurrent loads on one table one at a time: the load looks its
-keys up and writes its new rows without any lock, then takes the table's commit lock. Holding it,
-the load writes its delete bitmaps and commits, validated against its lookup snapshot with the
-keys and partitions it touches: if no commit since then added rows or deletes there, the lookup
-still holds. Otherwise it looks the keys up again on the table as it is now (still holding the
-lock, so nothing else can change it) and commits that; when the new rows depend on the stored
-ones (aggregate, partial-update and sequence-column loads) it writes them again too, as Doris
-rewrites a partial update at publish. Among iceberg-doris writers a load so commits with at most
-two lookups; writers outside the lock (plain Spark SQL) are left to the retry policy of
-:func:`iceberg_doris.engine.commit.commit_atomically`.
+Two ways find the rows a batch replaces: the primary-key index (unique keys, one integer key
+column, no sequence column, v3: per-file sorted keys probed on the executors, see
+:mod:`iceberg_doris.engine.key_index`) and the scan (every other case: the candidate files' key
+columns joined with the batch, pruned by the batch's keys). Either way the result is a
+:class:`Lookup`: the new rows staged as data files, and per data file the positions to delete.
+Nothing here commits; :mod:`iceberg_doris.merge_on_write.commit` does.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from py4j.protocol import Py4JJavaError
 from pyroaring import BitMap64
 
-from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.engine import interleaving, key_index
+from iceberg_doris.engine import key_index
 from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
-from iceberg_doris.engine.file_sets import committed_head, ref_head
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_message
+from iceberg_doris.engine.file_sets import ref_snapshot_id
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.position_deletes import write_position_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.faults import crash_point
-from iceberg_doris.procedures import keyed_load_plan as plan
-from iceberg_doris.procedures.table_access import DorisTable
+from iceberg_doris.merge_on_write import plan
+from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 log = logging.getLogger(__name__)
-# Snapshot summary: how many times the load looked its keys up (2: the table changed under it).
-LOOKUPS_KEY = "doris.lookups"
+
+
+class KeyedTable(Protocol):
+    """The table a keyed load writes to, as the load opened it."""
+
+    @property
+    def iceberg(self) -> IcebergJava: ...
+
+    @property
+    def name(self) -> TableName: ...
+
+    @property
+    def table(self) -> JavaObject: ...
 
 
 @dataclass
-class KeyedOutcome:
-    snapshot_id: int | None
-    deleted_rows: int
-
-
-@dataclass
-class _Lookup:
+class Lookup:
     """What one lookup decided, at one snapshot: the files to add and the rows to delete."""
 
     snapshot_id: int | None  # the snapshot looked up in; the commit validates from it
@@ -86,96 +80,8 @@ class _Lookup:
         return self._delete_files
 
 
-def apply_keyed_load(
-    handle: DorisTable,
-    accepted: "DataFrame",
-    shape: plan.KeyedLoadShape,
-    *,
-    touched: Predicate,
-    branch: str | None,
-    summary: dict[str, str],
-    stage_extra: Callable[[DorisTable, JavaObject], None],
-    label: str | None = None,
-) -> KeyedOutcome:
-    """Looks the keys up and writes the new rows (no lock), then commits under the table's
-    commit lock, looking up again there if the table changed meanwhile (module docstring).
-
-    ``stage_extra(fresh_handle, transaction)`` stages the load's other changes (new partitions)."""
-    batch, indexed, cached = resolved_batch(handle, accepted, shape, branch)
-    try:
-        iceberg = handle.iceberg
-        # Full-row upserts of unique keys without a sequence column write the batch as it is,
-        # whatever the table holds: a second lookup only changes the delete bitmaps.
-        rows_need_lookup = shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
-        lookups = 1
-        scan_keys = functools.cache(lambda: batch_keys(batch, shape))  # Spark jobs: once per load
-        current = _look_up(handle, iceberg.load_table(handle.name), batch, indexed, scan_keys, shape, touched, branch, summary, lookups)
-        interleaving.reached(interleaving.LOOKED_UP, handle.name)
-
-        def look_up_again(table: JavaObject) -> None:
-            nonlocal current, lookups
-            lookups += 1
-            reused = None if rows_need_lookup else current.upserts
-            current = _look_up(handle, table, batch, indexed, scan_keys, shape, touched, branch, summary, lookups, upserts=reused)
-
-        def build(table: JavaObject, transaction: JavaObject) -> int | None:
-            from iceberg_doris.procedures.table_access import reopen
-
-            stage_extra(reopen(handle, table), transaction)
-            added_deletes, removed_deletes = current.delete_files(iceberg, table)
-            delta = transaction.newRowDelta()
-            if branch is not None:
-                delta.toBranch(branch)
-            if current.snapshot_id is not None:
-                delta.validateFromSnapshot(current.snapshot_id)
-            delta.conflictDetectionFilter(current.row_filter)
-            delta.validateNoConflictingDataFiles().validateNoConflictingDeleteFiles().validateDeletedFiles()
-            if current.replaced_files:
-                # The data files the bitmaps point into must still be live (not compacted away).
-                delta.validateDataFilesExist(iceberg.java_set(current.replaced_files))
-            for data_file in current.upserts + current.tombstones:
-                delta.addRows(data_file)
-            for delete_file in added_deletes:
-                delta.addDeletes(delete_file)
-            for delete_file in removed_deletes:
-                delta.removeDeletes(delete_file)
-            for key, value in current.summary.items():
-                delta.set(key, value)
-            delta.commit()
-            return committed_head(transaction, branch)
-
-        snapshot_id = commit_atomically(
-            iceberg, handle.name, build, operation="load into", on_conflict=look_up_again, label=label
-        )
-        return KeyedOutcome(snapshot_id, current.deleted_rows)
-    finally:
-        if cached:
-            batch.unpersist()
-
-
-def resolved_batch(
-    handle: DorisTable, accepted: "DataFrame", shape: plan.KeyedLoadShape, branch: str | None
-) -> tuple["DataFrame", "IndexedKeys | None", bool]:
-    """The batch with one version per key, the keys collected for the key index (None when it
-    does not apply), and whether the batch was cached here (the caller unpersists it).
-
-    With the index, the keys are collected straight from the accepted rows: a batch without a
-    repeated key (the usual case) is already resolved, and needs neither the window that picks a
-    key's last version nor a cache of its own."""
-    # The table as the load opened it: whether to try the index. A ref that changes meanwhile only
-    # means _look_up scans (now filled) or looks up nothing (now emptied).
-    iceberg, table = handle.iceberg, handle.table
-    indexable = ref_head(table, branch) is not None and index_possible(iceberg, table, shape)
-    if indexable:
-        keys = collect_index_keys(iceberg, accepted, shape)
-        if not keys.java.has_duplicates:
-            return accepted, keys, False
-    batch = plan.resolve_batch(accepted, shape).cache()
-    return batch, (collect_index_keys(iceberg, batch, shape) if indexable else None), True
-
-
-def _look_up(
-    handle: DorisTable,
+def look_up(
+    handle: KeyedTable,
     table: JavaObject,
     batch: "DataFrame",
     indexed: "IndexedKeys | None",
@@ -187,12 +93,11 @@ def _look_up(
     lookups: int,
     *,
     upserts: list[JavaObject] | None = None,
-) -> _Lookup:
+) -> Lookup:
     """Looks the batch's keys up in ``table``'s head of ``branch`` and stages the rows to add
     (``upserts`` given: those, already written); nothing is committed."""
     iceberg = handle.iceberg
-    snapshot = ref_head(table, branch)
-    snapshot_id = int(snapshot.snapshotId()) if snapshot is not None else None
+    snapshot_id = ref_snapshot_id(table, branch)
     if snapshot_id is None:
         indexed = None  # nothing to look up (the ref was emptied since the keys were collected)
     keys = indexed.keys if indexed is not None else scan_keys()
@@ -203,16 +108,16 @@ def _look_up(
     lookup = None
     if indexed is not None:
         lookup = lookup_with_index(iceberg, table, data_files, indexed, shape)
-    summary = summary | {LOOKUPS_KEY: str(lookups)}
+    summary = summary | {snapshot_summary.LOOKUPS: str(lookups)}
     if lookup is not None:
         marks = lookup.marks
-        summary |= {"doris.key-index": lookup.describe()}
+        summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
         if upserts is None:
-            upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape))
+            upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape), table=table)
         tombstone_files: list[JavaObject] = []
     else:
         marks, staged, tombstone_files = _scan_lookup(
-            handle, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
+            handle, table, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
         )
         upserts = staged if upserts is None else upserts
     crash_point("load", "keys-looked-up")
@@ -220,15 +125,16 @@ def _look_up(
     tombstones_by_location = {str(f.location()): f for f in tombstone_files}
     for location, data_file in tombstones_by_location.items():
         deletes[location] = BitMap64(range(int(data_file.recordCount())))
-    summary |= {"doris.deleted-rows": str(marks.deleted_rows)}
-    return _Lookup(
+    summary |= {snapshot_summary.DELETED_ROWS: str(marks.deleted_rows)}
+    return Lookup(
         snapshot_id, row_filter, deletes, marks.deleted_rows, upserts, tombstone_files,
         ChainMap(tombstones_by_location, data_files), existing, summary, list(marks.by_file),
     )
 
 
 def _scan_lookup(
-    handle: DorisTable,
+    handle: KeyedTable,
+    table: JavaObject,
     batch: "DataFrame",
     shape: plan.KeyedLoadShape,
     snapshot_id: int | None,
@@ -259,10 +165,10 @@ def _scan_lookup(
         if shape.partial:
             check_partial_new_keys(handle, decided, shape)
         marks = plan.replaced_positions(decided)
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape)) if stage_upserts else []
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table) if stage_upserts else []
         tombstone_files = []
         if shape.sequence_column and marks.any_delete_wins:
-            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape))
+            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape), table=table)
     finally:
         decided.unpersist()
     return marks, upserts, tombstone_files
@@ -330,10 +236,8 @@ def lookup_with_index(
     planned = getattr(data_files, "plan", None)
     if planned is None or planned.hasEqualityDeletes():
         return None
-    try:
-        hits = key_index.probe(iceberg, table, planned, shape.keys[0], indexed.java)
-    except Py4JJavaError as error:
-        log.warning("key index lookup failed (%s); scanning the keys instead", java_message(error))
+    hits = key_index.probe_or_none(iceberg, table, planned, shape.keys[0], indexed.java)
+    if hits is None:
         return None
     if hits.unindexable:
         log.info("key index: %d file(s) hold NULL keys; scanning the keys instead", len(hits.unindexable))
@@ -389,7 +293,7 @@ def _first_key_filter(shape: plan.KeyedLoadShape, keys: list[Any] | None, low: A
     return both(Compare(column.name, ">=", low, kind), Compare(column.name, "<=", high, kind))
 
 
-def check_partial_new_keys(handle: DorisTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:
+def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:
     """Doris's partial-update rules for keys the table does not hold yet."""
     from iceberg_doris.errors import LoadError
 
@@ -419,7 +323,7 @@ def touched_predicate(partitions: Any, names: list[str], temporary: bool) -> Pre
     return union([partition_predicate(partitions, p) for p in chosen if p is not None])
 
 
-def _live_schema(spark: Any, handle: DorisTable, shape: plan.KeyedLoadShape) -> Any:
+def _live_schema(spark: Any, handle: KeyedTable, shape: plan.KeyedLoadShape) -> Any:
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     frame_schema = spark.table(handle.name.sql).schema

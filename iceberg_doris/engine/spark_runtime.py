@@ -1,0 +1,59 @@
+"""Spark's own JVM objects we consult: its SQL parser and Hadoop's file systems."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_DML_NAMES = {"InsertIntoStatement": "INSERT", "DeleteFromTable": "DELETE", "UpdateTable": "UPDATE",
+              "MergeIntoTable": "MERGE"}
+
+
+def statement_kind(spark: "SparkSession", text: str) -> str | None:
+    """None for a query; else what kind of statement ``text`` is (checked on Spark's parse tree)."""
+    plan = spark._jsparkSession.sessionState().sqlParser().parsePlan(text)
+    command = spark.sparkContext._jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.plans.logical.Command")
+    node = plan
+    while node.getClass().getSimpleName() == "UnresolvedWith":  # WITH ... <statement>
+        node = node.child()
+    name = str(node.getClass().getSimpleName())
+    if command.isInstance(node) or name.endswith("Statement") or name in _DML_NAMES:
+        return _DML_NAMES.get(name, name)
+    if "InsertIntoStatement" in str(plan.treeString()):  # FROM t INSERT ... INSERT ...
+        return "INSERT"
+    return None
+
+
+def data_files_at(spark: "SparkSession", path: str) -> list[str] | None:
+    """The names of the data files ``path`` (a file, folder or glob) names, through Hadoop's file
+    system; None if it matches nothing. Java failures propagate (the caller words them)."""
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+    fs = hadoop_path.getFileSystem(conf)
+    statuses = fs.globStatus(hadoop_path)
+    if statuses is None or len(statuses) == 0:
+        return None
+    names: list[str] = []
+    for status in statuses:
+        if status.isDirectory():
+            _list_data_files(fs, status.getPath(), names, depth=0)
+        else:
+            names.append(status.getPath().getName())
+    return names
+
+
+def _list_data_files(fs: Any, directory: Any, names: list[str], *, depth: int) -> None:
+    """Data files under a directory (partition folders included; hidden and _ files skipped)."""
+    if depth > 4 or len(names) >= 1000:
+        return
+    for child in fs.listStatus(directory):
+        child_name = child.getPath().getName()
+        if child_name.startswith(("_", ".")):
+            continue
+        if child.isDirectory():
+            _list_data_files(fs, child.getPath(), names, depth=depth + 1)
+        else:
+            names.append(child_name)

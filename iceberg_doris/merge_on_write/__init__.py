@@ -1,0 +1,9 @@
+"""Doris merge-on-write for unique keys (and the same merge for aggregate keys) on Iceberg.
+
+- :mod:`.plan`: what a batch changes, decided as Spark DataFrames (one version per key, sequence
+  columns, aggregates, partial updates, tombstones);
+- :mod:`.lookup`: finding the live rows the batch replaces (primary-key index or scan);
+- :mod:`.commit`: :class:`KeyedWrite`, the rows and delete bitmaps of one ref staged as a RowDelta.
+
+The load (:mod:`iceberg_doris.operations.load`) owns the commit and calls down into these.
+"""

@@ -1,0 +1,134 @@
+"""Committing a unique- or aggregate-key load: new rows, tombstones and delete bitmaps in one
+RowDelta per ref, validated against the snapshot the keys were looked up in.
+
+Delete bitmaps are built with pyroaring and written as deletion vectors (format v3, one Puffin blob
+per data file, merged with that file's earlier deletes) or position-delete files (format v2); never
+equality deletes, and no existing data file is rewritten.
+
+Concurrency, as Doris publishes concurrent loads on one table one at a time: the load looks its
+keys up and writes its new rows without any lock (:meth:`KeyedWrite.look_up`), then takes the
+table's commit lock. Holding it, it writes its delete bitmaps and stages the RowDelta
+(:meth:`KeyedWrite.stage`), validated against its lookup snapshot with the keys and partitions it
+touches: if no commit since then added rows or deletes there, the lookup still holds. Otherwise the
+load calls :meth:`KeyedWrite.look_up` again on the table as it is now (still holding the lock, so
+nothing else can change it) and commits that; when the new rows depend on the stored ones
+(aggregate, partial-update and sequence-column loads) they are written again too, as Doris
+rewrites a partial update at publish. Among iceberg-doris writers a load so commits with at most
+two lookups; writers outside the lock (plain Spark SQL) are left to the retry policy of
+:func:`iceberg_doris.engine.commit.commit_atomically`, which the load owns.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine.file_sets import ref_head
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
+from iceberg_doris.merge_on_write import plan
+from iceberg_doris.merge_on_write.lookup import (
+    IndexedKeys,
+    KeyedTable,
+    Lookup,
+    batch_keys,
+    collect_index_keys,
+    index_possible,
+    look_up,
+)
+from iceberg_doris.table_model.partition_predicates import Predicate
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+class KeyedWrite:
+    """A merge-on-write load's rows for one ref (main, or one temp partition's branch): looked up
+    with :meth:`look_up`, staged on a transaction with :meth:`stage`. Call :meth:`close` at the end."""
+
+    def __init__(
+        self,
+        handle: KeyedTable,
+        accepted: "DataFrame",
+        shape: plan.KeyedLoadShape,
+        *,
+        touched: Predicate,
+        branch: str | None,
+        summary: Mapping[str, str],
+    ):
+        self.handle = handle
+        self.shape = shape
+        self.touched = touched
+        self.branch = branch
+        self.summary = dict(summary)
+        self.lookups = 0
+        self._current: Lookup | None = None
+        self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch)
+        self._scan_keys = functools.cache(lambda: batch_keys(self._batch, shape))  # Spark jobs: once per load
+        # Full-row upserts of unique keys without a sequence column write the batch as it is,
+        # whatever the table holds: a second lookup only changes the delete bitmaps.
+        self._rows_need_lookup = (
+            shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
+        )
+
+    @property
+    def deleted_rows(self) -> int:
+        return self._current.deleted_rows if self._current is not None else 0
+
+    def look_up(self, table: JavaObject) -> None:
+        """Looks the keys up in ``table``'s head of this write's ref and stages the new rows
+        (again only when they depend on the stored rows); nothing is committed."""
+        self.lookups += 1
+        reused = None
+        if self._current is not None and not self._rows_need_lookup:
+            reused = self._current.upserts
+        self._current = look_up(
+            self.handle, table, self._batch, self._indexed, self._scan_keys, self.shape, self.touched, self.branch,
+            self.summary, self.lookups, upserts=reused,
+        )
+
+    def stage(self, transaction: JavaObject, table: JavaObject) -> None:
+        """Writes the delete bitmaps (once per lookup) and stages this write's RowDelta."""
+        current = self._current
+        assert current is not None, "look_up first"
+        added_deletes, removed_deletes = current.delete_files(self.handle.iceberg, table)
+        stage_keyed_row_delta(
+            self.handle.iceberg,
+            transaction,
+            branch=self.branch,
+            looked_up_in=current.snapshot_id,
+            conflict_filter=current.row_filter,
+            rows_must_exist=current.replaced_files,
+            added_rows=current.upserts + current.tombstones,
+            added_deletes=added_deletes,
+            removed_deletes=removed_deletes,
+            summary=current.summary,
+        )
+
+    def close(self) -> None:
+        if self._cached:
+            self._batch.unpersist()
+            self._cached = False
+
+
+def resolved_batch(
+    handle: KeyedTable, accepted: "DataFrame", shape: plan.KeyedLoadShape, branch: str | None
+) -> tuple["DataFrame", IndexedKeys | None, bool]:
+    """The batch with one version per key, the keys collected for the key index (None when it
+    does not apply), and whether the batch was cached here (the caller unpersists it).
+
+    With the index, the keys are collected straight from the accepted rows: a batch without a
+    repeated key (the usual case) is already resolved, and needs neither the window that picks a
+    key's last version nor a cache of its own."""
+    # The table as the load opened it: whether to try the index. A ref that changes meanwhile only
+    # means look_up scans (now filled) or looks up nothing (now emptied).
+    iceberg, table = handle.iceberg, handle.table
+    indexable = ref_head(table, branch) is not None and index_possible(iceberg, table, shape)
+    if indexable:
+        keys = collect_index_keys(iceberg, accepted, shape)
+        if not keys.java.has_duplicates:
+            return accepted, keys, False
+    batch = plan.resolve_batch(accepted, shape).cache()
+    return batch, (collect_index_keys(iceberg, batch, shape) if indexable else None), True

@@ -1,0 +1,32 @@
+"""``cleanup``: expire old snapshots and remove files no snapshot references.
+
+Dropped temp partitions, replaced partitions, overwritten rows and unpublished staged loads leave
+files that time travel may still need. Once snapshots older than ``older_than`` are expired (the
+newest ``retain_last`` kept), their files and any orphan files under the table's location are
+deleted. It wraps Iceberg's own actions; ``older_than`` defaults to 24 hours ago because removing
+younger orphans can delete the files of a write that is still running.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from iceberg_doris.engine.iceberg_java import IcebergJava
+from iceberg_doris.engine.maintenance import CleanupCounts, expire_and_remove_orphans
+from iceberg_doris.operations.requests import CleanupRequest
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_AGE = dt.timedelta(hours=24)
+
+
+def cleanup(spark: "SparkSession", table: str, request: CleanupRequest) -> CleanupCounts:
+    """Expires snapshots older than ``request.older_than`` (keeping ``retain_last``) and deletes
+    the files nothing references any more."""
+    iceberg = IcebergJava(spark)
+    cutoff = request.older_than if request.older_than is not None else dt.datetime.now() - DEFAULT_AGE
+    return expire_and_remove_orphans(
+        iceberg, iceberg.name(table), cutoff_ms=int(cutoff.timestamp() * 1000), retain_last=int(request.retain_last)
+    )

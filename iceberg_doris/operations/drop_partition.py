@@ -1,0 +1,49 @@
+"""``drop_partition``: drops a partition and its rows in one commit.
+
+A formal partition's rows go with a metadata-only delete of its data files (the Iceberg spec
+follows the Doris partitions), in the same commit as the partition's removal from the model, so
+time travel to the snapshot before still reads them. A temporary partition's branch is removed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.operations import temp_partitions
+from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_partition_delete
+from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
+from iceberg_doris.operations.tables import DorisTable, open_table
+from iceberg_doris.partitioning import check_alter_allowed
+from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.table_model.partition_predicates import partition_predicate
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequest) -> DropPartitionResult:
+    """Drops a partition (or temp partition) and its rows in one commit; returns how many records
+    left main and the snapshot main is at afterwards."""
+    handle = open_table(spark, table)
+    name, temporary = request.partition, request.temporary
+
+    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[bool, int]]:
+        partitions = fresh.require_partitions()
+        if not temporary:
+            check_alter_allowed(fresh.model.dynamic_partition(), fresh.name.name)
+        existing = partitions.get(name, temporary)
+        updated = partitions.drop_partition(name, temporary=temporary, if_exists=request.if_exists)
+        if existing is None:
+            return fresh.model, (False, 0)
+        deleted = 0
+        if temporary:
+            temp_partitions.stage_drop(transaction, name)
+        else:
+            predicate = partition_predicate(partitions, existing)
+            deleted = stage_partition_delete(fresh, transaction, predicate, operation="drop partition", partitions=name)
+        return partitions_after(fresh, updated), (True, deleted)
+
+    committed = commit_model_change(handle, change, operation="drop partition of")
+    dropped, deleted = committed.result
+    return DropPartitionResult(name, temporary, dropped, committed.snapshot_id(), deleted)

@@ -1,0 +1,128 @@
+"""``load``: Doris stream/broker load and INSERT into an Iceberg table, as one commit.
+
+Read top-down, a load is:
+
+1. :mod:`.checks`: Doris's rules for the options (before anything is read);
+2. read, map and convert the rows (:mod:`iceberg_doris.loading`: ``columns``, ``where``,
+   ``strict_mode``, type limits);
+3. :mod:`.routing`: each row to its partition (auto partitions planned on the way);
+4. :mod:`.counting`: one pass counts the rows, writes the rejected ones, enforces
+   ``max_filter_ratio``;
+5. :mod:`.publish`: one commit: the staged rows (duplicate keys, overwrites), or the
+   merge-on-write RowDeltas of :mod:`iceberg_doris.merge_on_write` (unique and aggregate keys),
+   with the new partitions and the label, on main or on every temp partition's branch at once.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine.name_rules import check_label
+from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.faults import crash_point
+from iceberg_doris.loading import loaded_columns, parse_column_mapping, prepare_rows, read_source
+from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
+from iceberg_doris.operations.load.checks import (
+    check_keys_supplied,
+    check_label_unused,
+    check_load_request,
+    check_sequence_source,
+    check_sequence_supplied,
+    target_column,
+)
+from iceberg_doris.operations.load.counting import count_and_check
+from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_rows
+from iceberg_doris.operations.load.routing import route_rows
+from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
+from iceberg_doris.operations.tables import DorisTable, open_table
+from iceberg_doris.operations.temp_partitions import branch_name
+from iceberg_doris.table_model import DorisTableModel
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["load", "load_into"]
+
+
+def load(spark: "SparkSession", table: str, request: LoadRequest) -> LoadResult:
+    """Loads rows into ``table`` (``db.tbl``) as one commit, or commits nothing and raises.
+
+    Example:
+        >>> operations.load(spark, "sales.orders", LoadRequest(query="SELECT ...", label="orders_2024_05"))  # doctest: +SKIP
+    """
+    return load_into(spark, open_table(spark, table), request)
+
+
+def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> LoadResult:
+    """:func:`load` on a table already opened (INSERT OVERWRITE opens it to check its request)."""
+    started = time.monotonic()
+    check_load_request(handle, request)
+    label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
+    check_label_unused(handle, handle.table, label)
+    frame = read_source(
+        spark, source=request.source, query=request.query, path=list(request.path) if request.path else None,
+        format=request.format, options=dict(request.format_options) if request.format_options else None,
+    )
+    mapping = parse_column_mapping(request.columns) if request.columns else None
+    model = handle.model
+    targets = [target_column(c) for c in model.loadable_columns]
+    keyed = None
+    extra = None
+    if model.keys_model is not KeysModel.DUPLICATE:
+        given = loaded_columns(frame, targets, mapping)
+        supplied = given if request.partial_columns else tuple(t.name for t in targets)
+        keyed = KeyedLoadShape(model, tuple(supplied), request.partial_columns, request.strict_mode)
+        check_keys_supplied(model, request, given)
+        check_sequence_supplied(handle, request, given)
+        check_sequence_source(request, frame, mapping, targets)
+        extra = keyed_extras(model, request)
+    prepared = prepare_rows(
+        frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
+        extra=extra, required_present=not request.partial_columns,
+    )
+    routed = route_rows(prepared, handle, request)
+    counted = count_and_check(handle, routed, request, label)
+    try:
+        counts = counted.counts
+        crash_point(request.operation, "rows-counted")
+        commit = LoadCommit(
+            label=label, request=request, routed=counts.routed, touched=counts.touched,
+            counts=(counts.loaded, counts.filtered, counts.unselected),
+        )
+        deleted = 0
+        if keyed is not None:
+            committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit)
+        else:
+            committed = publish_rows(handle, counted.accepted(), targets, commit)
+    finally:
+        counted.release()
+    # The snapshot the load reports: main's, or (temp partitions) the last branch it loaded;
+    # snapshot_ids has every branch's.
+    moved = [branch_name(t) for t in counts.touched if branch_name(t) in committed.snapshot_ids]
+    snapshot_id = committed.snapshot_id(moved[-1] if counts.routed.temporary and moved else None)
+    return LoadResult(
+        label=label, status="FINISHED", snapshot_id=snapshot_id, loaded_rows=counts.loaded,
+        filtered_rows=counts.filtered, unselected_rows=counts.unselected, deleted_rows=deleted,
+        elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=counted.error_rows_path,
+        snapshot_ids=dict(committed.snapshot_ids),
+    )
+
+
+def keyed_extras(model: DorisTableModel, request: LoadRequest) -> dict[str, str]:
+    """The delete flag, sequence value and batch order each row of a keyed load carries."""
+    if request.merge_type is MergeType.DELETE:
+        delete = "true"
+    elif request.merge_type is MergeType.MERGE:
+        delete = f"coalesce(({request.delete_on}), false)"
+    else:
+        delete = "false"
+    if request.sequence_col:
+        sequence = quote_identifier(request.sequence_col)
+    elif model.sequence_col:
+        sequence = quote_identifier(model.sequence_col)
+    else:
+        sequence = "CAST(NULL AS INT)"
+    return {DELETE: delete, SEQUENCE: sequence, ORDER: "monotonically_increasing_id()"}

@@ -1,0 +1,118 @@
+"""Doris's rules for a load's options, checked before the load reads its source, with Doris's
+messages; and what each table column accepts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
+from iceberg_doris.engine.name_rules import shown
+from iceberg_doris.errors import LoadError, ProcedureArgumentError
+from iceberg_doris.loading import TargetColumn
+from iceberg_doris.operations.requests import LoadRequest, MergeType
+from iceberg_doris.operations.tables import DorisTable
+from iceberg_doris.table_model import ColumnModel, DorisTableModel, snapshot_summary
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
+    """Doris's rules for load options, with Doris's messages."""
+    model = handle.model
+    merge_type = request.merge_type
+    if merge_type is not MergeType.APPEND and model.keys_model is not KeysModel.UNIQUE:
+        raise LoadError("load by MERGE or DELETE is only supported in unique tables.")
+    if request.delete_on and merge_type is not MergeType.MERGE:
+        raise LoadError("not support DELETE ON clause when merge type is not MERGE.")
+    if merge_type is MergeType.MERGE and not request.delete_on:
+        raise LoadError("Excepted DELETE ON clause when merge type is MERGE.")
+    if request.sequence_col and not (model.sequence_col or model.sequence_type):
+        raise LoadError(f"There is no sequence column in the table {handle.name.name}")
+    if request.partial_columns and not model.merge_on_write:
+        raise LoadError("Only unique key merge on write support partial update")
+    if request.partitions and request.temporary_partitions:
+        raise ProcedureArgumentError("Give partitions or temporary_partitions, not both")
+    if request.partitions and model.partitions is None:
+        raise LoadError(f"Table {handle.name.qualified} is not partitioned: remove the partitions argument")
+    sources = [s for s in (request.source, request.query, request.path) if s is not None]
+    if len(sources) != 1:
+        raise ProcedureArgumentError("Give exactly one of source, query or path")
+    if model.sequence_type and not model.sequence_col and not request.sequence_col and not request.partial_columns:
+        raise LoadError(f"Table {handle.name.name} has sequence column, need to specify the sequence column")
+    if request.temporary_partitions and model.partitions is None:
+        raise LoadError(f"Table {handle.name.qualified} is not partitioned, so it has no temporary partitions")
+
+
+def check_sequence_supplied(handle: DorisTable, request: LoadRequest, supplied: Sequence[str]) -> None:
+    """A load into a sequence table must give each row a sequence value (Doris's rule): the source
+    (or the columns mapping) has to supply the sequence column; ``supplied`` are the table columns
+    the load supplies."""
+    model = handle.model
+    if not model.sequence_col or request.partial_columns or request.sequence_col:
+        return
+    column = model.column(model.sequence_col)
+    default = (column.default or "").upper()
+    if model.sequence_col.lower() not in {name.lower() for name in supplied} and not default.startswith("CURRENT_TIMESTAMP"):
+        raise LoadError(
+            f"Table {handle.name.name} has sequence column, need to specify the sequence column: the load must "
+            f"supply column {model.sequence_col} (in the source or the columns mapping)"
+        )
+
+
+def check_keys_supplied(model: DorisTableModel, request: LoadRequest, supplied: Sequence[str]) -> None:
+    """A partial update names every key column (Doris's rule and message)."""
+    if not request.partial_columns:
+        return
+    given = {name.lower() for name in supplied}
+    missing = [key for key in model.key_columns if key.lower() not in given]
+    if missing:
+        raise LoadError(
+            f"Partial update should include all key columns, missing: {missing[0]}; name every key column "
+            f"({', '.join(model.key_columns)}) in the source or the columns mapping"
+        )
+
+
+def check_sequence_source(request: LoadRequest, frame: "DataFrame", mapping: Any, targets: list[TargetColumn]) -> None:
+    """``sequence_col`` names a column of the load (a source column, a mapped or a table column)."""
+    if not request.sequence_col:
+        return
+    known = list(frame.columns) + list(mapping.names() if mapping is not None else ()) + [t.name for t in targets]
+    if request.sequence_col.lower() not in {name.lower() for name in known}:
+        raise LoadError(
+            f"sequence_col {shown(request.sequence_col)} is not a column of the load: name a column of the source "
+            "or of the columns mapping"
+        )
+
+
+def check_label_unused(handle: DorisTable, table: JavaObject, label: str) -> None:
+    """A label loads once per table (checked again inside the commit, on the table it commits to)."""
+    snapshot_id = snapshot_with_summary(handle.iceberg, table, snapshot_summary.LABEL, label)
+    if snapshot_id is not None:
+        raise LoadError(
+            f"Label [{label}] has already been used on {handle.name.qualified} (snapshot {snapshot_id}); "
+            "a label loads once: choose a new one"
+        )
+
+
+def target_column(column: ColumnModel) -> TargetColumn:
+    """What a loaded value must satisfy for a column (Doris type limits included)."""
+    doris = column.doris_type.upper()
+    length = None
+    if doris.startswith(("VARCHAR(", "CHAR(")):
+        length = int(doris[doris.index("(") + 1 : doris.index(")")])
+    bounds = {"TINYINT": (-128, 127), "SMALLINT": (-32768, 32767), "LARGEINT": (-(2**127), 2**127 - 1)}
+    low, high = bounds.get(doris, (None, None))
+    return TargetColumn(
+        name=column.name,
+        spark_type=column.spark_type,
+        nullable=column.nullable,
+        doris_type=column.doris_type,
+        max_length=length,
+        min_value=low,
+        max_value=high,
+        default=column.default,
+    )

@@ -1,0 +1,125 @@
+"""Counting a load's rows (loaded, filtered, unselected, per partition) in one pass, enforcing
+``max_filter_ratio`` and writing the rejected rows with their reasons to ``error_rows_path``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from iceberg_doris.engine.iceberg_tables import table_location
+from iceberg_doris.engine.safe_paths import child_location
+from iceberg_doris.errors import LoadError
+from iceberg_doris.loading import STATUS_COLUMN, write_error_rows
+from iceberg_doris.operations.load.routing import (
+    AUTO_KEY_COLUMN,
+    PARTITION_COLUMN,
+    RoutedRows,
+    reroute,
+    with_auto_partitions,
+)
+from iceberg_doris.operations.requests import LoadRequest
+from iceberg_doris.operations.tables import DorisTable
+from iceberg_doris.table_model import DorisTableModel
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+ERROR_ROWS_DIR = "_doris_load_errors"
+
+
+@dataclass
+class RowCounts:
+    """What one pass over the routed rows found."""
+
+    routed: RoutedRows  # with the auto partitions the rows need, if any
+    loaded: int
+    filtered: int
+    unselected: int
+    touched: list[str]  # partitions that receive rows
+    placed: bool = True  # False: some rows fit no partition even with the new auto partitions
+
+
+@dataclass
+class CountedRows:
+    """The routed rows, persisted (call :meth:`release` when done), with their counts."""
+
+    frame: "DataFrame"
+    counts: RowCounts
+    error_rows_path: str | None
+
+    def accepted(self) -> "DataFrame":
+        from pyspark.sql import functions as F
+
+        return self.frame.filter(F.col(STATUS_COLUMN) == "ok")
+
+    def release(self) -> None:
+        self.frame.unpersist()
+
+
+def count_and_check(handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str) -> CountedRows:
+    """Counts the routed rows (planning auto partitions from the same pass), writes the rejected
+    ones to the error-rows folder and refuses the load when too many were filtered."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
+    frame = routed.frame.withColumn(PARTITION_COLUMN, partition).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        counted = count_rows(frame, routed, handle.model)
+        if not counted.placed:
+            # Rare: route once more over the new partitions; rows that still fit none are rejected.
+            frame.unpersist()
+            rerouted = reroute(counted.routed)
+            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK)
+            counted = count_rows(frame, rerouted, handle.model)
+        loaded, filtered = counted.loaded, counted.filtered
+        error_path = None
+        if filtered:
+            rejected = frame.filter(F.col(STATUS_COLUMN) == "error").drop(PARTITION_COLUMN, AUTO_KEY_COLUMN)
+            error_path = write_error_rows(rejected, error_location(handle, label))
+        total = loaded + filtered
+        if filtered and filtered / total > request.max_filter_ratio:
+            reason = request.filtered_message or (
+                f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
+                f"{request.max_filter_ratio}"
+            )
+            raise LoadError(
+                f"{reason}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
+                f"are in {error_path}"
+            )
+    except BaseException:
+        frame.unpersist()
+        raise
+    return CountedRows(frame, counted, error_path)
+
+
+def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel) -> RowCounts:
+    """Counts ``frame`` (the routed rows, persisted) by status and partition in one Spark job,
+    planning auto partitions from the same pass."""
+    grouping = [STATUS_COLUMN, PARTITION_COLUMN] + ([AUTO_KEY_COLUMN] if routed.auto_keys else [])
+    grouped = frame.groupBy(*grouping).count().collect()
+    counts: dict[str, int] = {}
+    for row in grouped:
+        counts[row[STATUS_COLUMN]] = counts.get(row[STATUS_COLUMN], 0) + row["count"]
+    ok = [row for row in grouped if row[STATUS_COLUMN] == "ok"]
+    touched = {row[PARTITION_COLUMN] for row in ok if row[PARTITION_COLUMN] is not None}
+    if routed.auto_keys:
+        keys = [tuple(row[AUTO_KEY_COLUMN]) for row in ok if row[AUTO_KEY_COLUMN] is not None]
+        routed, placed = with_auto_partitions(routed, model, keys)
+        if not placed:
+            return RowCounts(routed, 0, 0, 0, [], placed=False)
+        # Each key was outside every existing partition, so each has a new partition of its own.
+        touched |= {p.name for p in routed.created}
+    return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched))
+
+
+def error_location(handle: DorisTable, label: str) -> str:
+    """``<warehouse>/_doris_load_errors/<db>/<table>/<label>``: outside every table's folder, so
+    Iceberg's orphan-file cleanup never removes it. Each name is exactly one folder level
+    (:func:`child_location` encodes whatever it holds), so the location is always a folder of
+    ``<warehouse>/_doris_load_errors/<db>/<table>/`` and writing it (which replaces it) cannot touch
+    anything else."""
+    spark = handle.iceberg.spark
+    warehouse = spark.conf.get(f"spark.sql.catalog.{handle.iceberg.catalog_name}.warehouse", None)
+    base = warehouse.rstrip("/") if warehouse else table_location(handle.table).rsplit("/", 2)[0]
+    return child_location(base, ERROR_ROWS_DIR, handle.name.namespace, handle.name.name, label)

@@ -1,0 +1,179 @@
+"""Publishing a load: one commit, holding the table's commit lock, that adds the staged rows (or,
+for unique and aggregate keys, the merge-on-write RowDeltas), any new auto partitions and the
+load's label, on main or on every temp partition's branch at once, or nothing.
+
+Inside the commit the label is checked again and the partitions the rows were routed to must be
+unchanged (a concurrent drop or re-range refuses the load); new auto partitions merge with any
+another writer added meanwhile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from iceberg_doris.engine.commit import Committed, commit_atomically
+from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_append, stage_replacement
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_tables import stage_model
+from iceberg_doris.engine.interleaving import LOOKED_UP, reached
+from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.errors import LoadError
+from iceberg_doris.faults import crash_point
+from iceberg_doris.loading import TargetColumn
+from iceberg_doris.merge_on_write.commit import KeyedWrite
+from iceberg_doris.merge_on_write.lookup import touched_predicate
+from iceberg_doris.merge_on_write.plan import KeyedLoadShape
+from iceberg_doris.operations.load.checks import check_label_unused
+from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions
+from iceberg_doris.operations.requests import LoadRequest, OverwriteMode
+from iceberg_doris.operations.tables import DorisTable, reopen
+from iceberg_doris.operations.temp_partitions import branch_name
+from iceberg_doris.partitioning import PartitionSet
+from iceberg_doris.table_model import snapshot_summary
+from iceberg_doris.table_model.partition_predicates import partition_predicate, union
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+@dataclass(frozen=True)
+class LoadCommit:
+    """What a load publishes, besides its rows."""
+
+    label: str
+    request: LoadRequest
+    routed: RoutedRows
+    touched: list[str]  # partitions (temp partitions for a temp load) that receive rows
+    counts: tuple[int, int, int]  # loaded, filtered, unselected
+
+    def summary(self) -> dict[str, str]:
+        loaded, filtered, unselected = self.counts
+        return {
+            snapshot_summary.LABEL: self.label,
+            snapshot_summary.OPERATION: self.request.operation,
+            snapshot_summary.LOADED_ROWS: str(loaded),
+            snapshot_summary.FILTERED_ROWS: str(filtered),
+            snapshot_summary.UNSELECTED_ROWS: str(unselected),
+        }
+
+
+def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: JavaObject, commit: LoadCommit) -> DorisTable:
+    """Checks the label on the table the commit builds on and stages the load's new partitions;
+    returns the table reopened as committed to."""
+    fresh = reopen(handle, table)
+    check_label_unused(handle, table, commit.label)
+    if commit.routed.partitions is not None:
+        merged = merge_partitions(fresh, commit.routed)
+        if merged is not fresh.model.partitions:
+            stage_model(transaction, fresh.properties, fresh.model.with_partitions(merged))
+            return DorisTable(fresh.iceberg, fresh.name, fresh.table, fresh.model.with_partitions(merged))
+    return fresh
+
+
+def publish_rows(handle: DorisTable, accepted: "DataFrame", targets: list[TargetColumn], commit: LoadCommit) -> Committed[None]:
+    """Duplicate-key loads and overwrites: stages the accepted rows as data files (one set per temp
+    partition), then commits them in one append, overwrite or RowDelta per ref."""
+    from pyspark.sql import functions as F
+
+    request, routed = commit.request, commit.routed
+    columns = [F.col(quote_identifier(t.name)) for t in targets]
+    staged: dict[str | None, list[JavaObject]] = {}
+    if routed.temporary:
+        for name in commit.touched:
+            rows = accepted.filter(F.col(PARTITION_COLUMN) == name).select(*columns)
+            staged[name] = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
+    elif commit.counts[0]:
+        staged[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns), table=handle.table)
+    crash_point(request.operation, "files-staged")
+
+    def build(table: JavaObject, transaction: JavaObject) -> None:
+        fresh = stage_load_metadata(handle, table, transaction, commit)
+        if routed.temporary:
+            for name in request.temporary_partitions or () if request.overwrite else commit.touched:
+                added = FileSet(staged.get(name, []))
+                removed = all_files(table, ref=branch_name(name)) if request.overwrite else FileSet()
+                stage_replacement(transaction, removed, added, branch=branch_name(name), summary=commit.summary())
+            return
+        added = FileSet(staged.get(None, []))
+        if request.overwrite is None:
+            stage_append(transaction, added.data_files, summary=commit.summary())
+            return
+        removed = overwritten_files(fresh, fresh.model.partitions, request, commit.touched)
+        summary = commit.summary() | {snapshot_summary.OVERWRITTEN_PARTITIONS: overwritten_text(request, commit.touched)}
+        if not removed.data_files and not added.data_files:
+            stage_append(transaction, [], summary={k: summary[k] for k in (snapshot_summary.LABEL, snapshot_summary.OPERATION)})
+        else:
+            stage_replacement(transaction, removed, added, summary=summary)
+
+    return commit_atomically(handle.iceberg, handle.name, build, operation=f"{request.operation} into", label=commit.label)
+
+
+def publish_keyed(
+    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit
+) -> tuple[Committed[None], int]:
+    """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
+    one commit (a RowDelta per ref). Returns the commit and the rows deleted."""
+    from pyspark.sql import functions as F
+
+    if commit.request.overwrite is not None:
+        raise LoadError("overwrite loads into UNIQUE or AGGREGATE KEY tables are not supported: use insert_overwrite on a DUPLICATE KEY table, or delete then load")
+    routed = commit.routed
+    if routed.temporary:
+        writes = [
+            KeyedWrite(
+                handle, accepted.filter(F.col(PARTITION_COLUMN) == name), shape,
+                touched=touched_predicate(routed.partitions, [name], True), branch=branch_name(name), summary=commit.summary(),
+            )
+            for name in commit.touched
+        ]
+    else:
+        writes = [
+            KeyedWrite(
+                handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
+                branch=None, summary=commit.summary(),
+            )
+        ]
+    try:
+        # Looked up without the lock, on a table loaded for it; the commit's first attempt builds on
+        # that same load (a second lookup happens only if the table changed meanwhile).
+        table = handle.iceberg.load_table(handle.name)
+        for write in writes:
+            write.look_up(table)
+        reached(LOOKED_UP, handle.name)
+
+        def build(table: JavaObject, transaction: JavaObject) -> None:
+            stage_load_metadata(handle, table, transaction, commit)
+            for write in writes:
+                write.stage(transaction, table)
+
+        def look_up_again(table: JavaObject) -> None:
+            for write in writes:
+                write.look_up(table)
+
+        committed = commit_atomically(
+            handle.iceberg, handle.name, build, operation="load into", on_conflict=look_up_again,
+            label=commit.label, table=table,
+        )
+        return committed, sum(write.deleted_rows for write in writes)
+    finally:
+        for write in writes:
+            write.close()
+
+
+def overwritten_files(fresh: DorisTable, partitions: PartitionSet | None, request: LoadRequest, touched: list[str]) -> FileSet:
+    """What an overwrite replaces, as main holds it at commit time."""
+    if partitions is None or request.overwrite is OverwriteMode.ALL:
+        return all_files(fresh.table)
+    names = request.partitions if request.overwrite is OverwriteMode.NAMED else touched
+    chosen = [partitions.get(n) for n in names or []]
+    if not chosen:
+        return FileSet()
+    return files_matching(fresh.iceberg, fresh.table, union([partition_predicate(partitions, p) for p in chosen if p is not None]))
+
+
+def overwritten_text(request: LoadRequest, touched: list[str]) -> str:
+    if request.overwrite is OverwriteMode.ALL:
+        return snapshot_summary.ALL_PARTITIONS
+    return ",".join((request.partitions or []) if request.overwrite is OverwriteMode.NAMED else touched)

@@ -1,0 +1,204 @@
+"""What each operation is asked to do and what it reports, as typed values.
+
+Procedures bind their arguments into these (strings become enums there, and only there); Python
+callers of :mod:`iceberg_doris.operations` build them directly.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class MergeType(Enum):
+    """How a load's rows apply to a unique-key table (Doris's ``merge_type``)."""
+
+    APPEND = "APPEND"  # upsert every row
+    MERGE = "MERGE"  # rows where ``delete_on`` holds delete their key, the others upsert
+    DELETE = "DELETE"  # every row deletes its key
+
+
+class OverwriteMode(Enum):
+    """Which partitions an overwrite replaces."""
+
+    TOUCHED = "TOUCHED"  # the partitions the rows land in
+    NAMED = "NAMED"  # the partitions the request names
+    ALL = "ALL"  # the whole table
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """A load (``doris.load``) or an INSERT OVERWRITE (``doris.insert_overwrite``): where the rows
+    come from, how they map, and where they go. Give one of ``source`` (a table or view name, or a
+    DataFrame), ``query`` or ``path``."""
+
+    source: Any = None
+    query: str | None = None
+    path: tuple[str, ...] | None = None
+    format: str | None = None
+    format_options: Mapping[str, str] | None = None
+    columns: str | None = None
+    where: str | None = None
+    partitions: tuple[str, ...] | None = None
+    temporary_partitions: tuple[str, ...] | None = None
+    label: str | None = None
+    max_filter_ratio: float = 0.0
+    strict_mode: bool = False
+    merge_type: MergeType = MergeType.APPEND
+    delete_on: str | None = None
+    sequence_col: str | None = None
+    partial_columns: bool = False
+    overwrite: OverwriteMode | None = None  # None: the rows are added
+    auto_create: bool = True  # auto-partition tables create the partitions rows need
+    operation: str = "load"  # names the operation in the label, errors and snapshot summary
+    filtered_message: str | None = None  # replaces "too many filtered rows" (INSERT's strict message)
+
+    def __post_init__(self) -> None:
+        # Modes are enums from Python; strings are bound into them only at the procedure boundary.
+        if not isinstance(self.merge_type, MergeType):
+            raise TypeError(f"merge_type must be a MergeType (e.g. MergeType.MERGE), got {self.merge_type!r}")
+        if self.overwrite is not None and not isinstance(self.overwrite, OverwriteMode):
+            raise TypeError(f"overwrite must be an OverwriteMode or None, got {self.overwrite!r}")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What a load committed. ``snapshot_ids``: each ref the commit moved (``main``, or the
+    branches of the temp partitions loaded) and its new snapshot."""
+
+    label: str
+    status: str
+    snapshot_id: int | None
+    loaded_rows: int
+    filtered_rows: int
+    unselected_rows: int
+    deleted_rows: int
+    elapsed_ms: int
+    error_rows_path: str | None
+    snapshot_ids: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class InsertOverwriteRequest:
+    """Doris INSERT OVERWRITE: ``query``'s columns map to the table's by position. ``partitions``:
+    None for the whole table, the names to replace, or ``("*",)`` for the partitions the rows touch."""
+
+    query: str
+    partitions: tuple[str, ...] | None = None
+    auto_create: bool = False
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class PartitionValues:
+    """A new partition's range or list: exactly one of the three is given."""
+
+    values_less_than: Any = None
+    values_range: Any = None
+    values_in: Any = None
+
+
+@dataclass(frozen=True)
+class AddPartitionRequest:
+    partition: str
+    values: PartitionValues
+    temporary: bool = False
+
+
+@dataclass(frozen=True)
+class AddPartitionResult:
+    partition_name: str
+    range: str
+    is_temp: bool
+    branch: str | None
+    partition_spec: str
+
+
+@dataclass(frozen=True)
+class DropPartitionRequest:
+    partition: str
+    temporary: bool = False
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropPartitionResult:
+    partition_name: str
+    is_temp: bool
+    dropped: bool
+    snapshot_id: int | None
+    deleted_rows: int
+
+
+@dataclass(frozen=True)
+class PartitionReplacementRequest:
+    """Formal ``partitions`` replaced by ``temp_partitions`` (Doris REPLACE PARTITION rules)."""
+
+    partitions: tuple[str, ...]
+    temp_partitions: tuple[str, ...]
+    strict_range: bool = True
+    use_temp_partition_name: bool = False
+
+
+@dataclass(frozen=True)
+class MovedPartition:
+    """A formal partition after a swap/replace and what it now holds."""
+
+    partition_name: str
+    from_temp_partition: str
+    row_count: int
+    data_files: int
+    delete_files: int
+    replaced_by_temp: str | None  # swap only: the temp partition now holding the replaced rows
+    snapshot_id: int | None
+
+
+@dataclass(frozen=True)
+class CompactRequest:
+    partitions: tuple[str, ...] | None = None  # None: every partition
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    rewritten_data_files: int
+    removed_delete_files: int
+    added_data_files: int
+    dropped_tombstone_files: int
+    kept_tombstone_files: int
+    snapshot_id: int | None
+
+
+@dataclass(frozen=True)
+class CleanupRequest:
+    older_than: dt.datetime | None = None  # default: 24 hours ago
+    retain_last: int = 1
+
+
+@dataclass(frozen=True)
+class PropertyChange:
+    property: str
+    old_value: str | None
+    new_value: str
+
+
+@dataclass(frozen=True)
+class CreateTableResult:
+    table: str
+    keys_model: str
+    partition_spec: str
+    partitions: int
+    status: str  # CREATED, or EXISTS with IF NOT EXISTS
+
+
+@dataclass(frozen=True)
+class DynamicPartitionChange:
+    """One line of a scheduler pass: a partition created or dropped, or a table it could not change."""
+
+    table: str
+    action: str  # CREATE, DROP or ERROR
+    partition_name: str | None
+    range: str | None
+    message: str | None

@@ -1,0 +1,21 @@
+"""Every key iceberg-doris writes into an Iceberg snapshot summary, in one place.
+
+The summary is how a snapshot says which Doris operation made it: the load's label (what makes a
+label usable once), row counts, how a merge-on-write load found its keys. Readers query them with
+``SELECT summary['doris.label'] FROM db.t.snapshots``. Nothing else spells these keys out.
+"""
+
+from __future__ import annotations
+
+LABEL = "doris.label"  # a load's exactly-once label
+OPERATION = "doris.operation"  # the Doris operation: load, insert_overwrite, compact, ...
+LOADED_ROWS = "doris.loaded-rows"
+FILTERED_ROWS = "doris.filtered-rows"
+UNSELECTED_ROWS = "doris.unselected-rows"
+DELETED_ROWS = "doris.deleted-rows"  # live rows a MERGE/DELETE load removed
+OVERWRITTEN_PARTITIONS = "doris.overwritten-partitions"  # names, or ALL_PARTITIONS
+ALL_PARTITIONS = "*all*"
+PARTITIONS = "doris.partitions"  # the partitions a partition operation changed
+TEMP_PARTITIONS = "doris.temp-partitions"  # the temp partitions a swap/replace moved
+LOOKUPS = "doris.lookups"  # how many times a keyed load looked its keys up (2: the table changed)
+KEY_INDEX = "doris.key-index"  # "probed N files, built M" (absent: the keys were found by a scan)
