@@ -126,7 +126,7 @@ def _message(error: Exception) -> str:
 
 def _warn_about_visible_secrets(args: argparse.Namespace) -> None:
     """A secret on our own command line is readable by every local user (``ps``); say so."""
-    from iceberg_doris.catalog.session_secrets import is_secret_setting
+    from iceberg_doris.session_secrets import is_secret_setting
 
     if args.catalog_uri and mask_secrets(args.catalog_uri) != args.catalog_uri:
         print(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
-from iceberg_doris.catalog.session_secrets import split_secret_settings, supply_secret_settings
+from iceberg_doris.session_secrets import split_secret_settings, supply_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
 

@@ -16,7 +16,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_clas
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
-from iceberg_doris.table_model.partition_predicates import All, AnyOf, Compare, Constant, InValues, IsNull, Predicate
+from iceberg_doris.table_model.partition_predicates import All, Compare, Constant, InValues, IsNull, Predicate
 from iceberg_doris.table_model.table_properties import stale_keys
 
 log = logging.getLogger(__name__)

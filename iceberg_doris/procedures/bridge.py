@@ -14,7 +14,7 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.catalog.session_secrets import supply_secret_settings
+from iceberg_doris.session_secrets import supply_secret_settings
 from iceberg_doris.errors import DorisError
 from iceberg_doris.masking import mask_secrets
 from iceberg_doris.procedures.binding import reject_duplicate_keys

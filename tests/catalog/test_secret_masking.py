@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from iceberg_doris.catalog.session_secrets import is_secret_setting, split_secret_settings
+from iceberg_doris.session_secrets import is_secret_setting, split_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.cli import main
 from iceberg_doris.errors import ConfigurationError

@@ -56,3 +56,18 @@ def supply_secret_settings(spark: "SparkSession", secrets: Mapping[str, str]) ->
             with os.fdopen(descriptor, "wb") as out:
                 out.write(value.encode("utf-8"))
             receiver.setFromFile(spark._jsparkSession, key, path)  # reads and deletes the file
+
+
+def read_secret_setting(spark: "SparkSession", key: str) -> str | None:
+    """The value of the secret setting ``key`` in the running session (None if unset), passed back
+    through an owner-only file as it was handed over: ``spark.conf.get`` would return it as a py4j
+    answer, which py4j logs at DEBUG level. Masked in every message from now on."""
+    sender = spark._jvm.io.icebergdoris.spark.SessionSecrets
+    with tempfile.TemporaryDirectory(prefix="iceberg-doris-secret-") as folder:  # mode 0700
+        path = os.path.join(folder, "value")
+        if not sender.writeToFile(spark._jsparkSession, key, path):
+            return None
+        with open(path, "rb") as source:
+            value = source.read().decode("utf-8")
+    remember_secret(value)
+    return value
