@@ -90,29 +90,28 @@ def commit_atomically(
     table's commit lock.
 
     ``build`` stages updates on the transaction (each committed to the transaction, not yet to the
-    table) and returns the operation's result. It may run several times, each time on a freshly
-    loaded table; it must not have effects outside the transaction. ``on_conflict(table)``, if
+    table) and returns the operation's result. It may run several times, each time on the table
+    as the catalog holds it then (each attempt's transaction re-reads it); it must not have effects outside the transaction. ``on_conflict(table)``, if
     given, is called before the next build when Iceberg's validation refused the last one: it
     re-reads what changed, from ``table``. ``operation`` ("load into", "compact") and ``label``
     word the errors. Returns what the attempt that committed built and committed.
 
-    ``table``: the table as loaded shortly before (outside the lock), for the first attempt to
-    build on instead of loading it again. If it is no longer current, the catalog refuses the swap
-    and the next attempt loads the table, at once: a stale first attempt costs no backoff.
+    ``table``: the table as loaded shortly before (outside the lock), used instead of loading it
+    again; each attempt's transaction brings it up to date.
     """
     with commit_lock(iceberg, name, operation=operation):
         conflicted = False
-        stale_first = 0  # 1 once the table given for the first attempt proved stale
-        reused = table
+        if table is None:
+            table = iceberg.load_table(name)
         for attempt in range(1, ATTEMPTS + 1):
-            table = reused if reused is not None else iceberg.load_table(name)  # once per attempt
-            stale_reuse_possible, reused = reused is not None, None
             try:
+                operations = table.operations()
+                # Iceberg refreshes the table from the catalog when a transaction starts: the
+                # attempt's one catalog read. The transaction builds on exactly that metadata.
+                transaction = table.newTransaction()
+                base = operations.current()
                 if conflicted and on_conflict is not None:
                     on_conflict(table)
-                operations = table.operations()
-                base = operations.current()
-                transaction = table.newTransaction()
                 result = build(table, transaction)
                 pending = transaction.table().operations().current()
                 if pending is base or pending.equals(base):
@@ -139,9 +138,7 @@ def commit_atomically(
                 # The first validation failure is the usual case (writers committed between this
                 # operation's read and its lock): re-read at once. Anything after that is a writer
                 # outside the lock; give it room.
-                if stale_reuse_possible and kind == COMMIT_FAILED:
-                    stale_first = 1  # the table given for the first attempt was stale: load it, go again
-                elif attempt - stale_first > 1 or kind == COMMIT_FAILED:
+                if attempt > 1 or kind == COMMIT_FAILED:
                     time.sleep(backoff_seconds(attempt))
                 conflicted = kind == VALIDATION
         log.debug("%s on %s: gave up after %d attempts", operation, name.qualified, ATTEMPTS)
