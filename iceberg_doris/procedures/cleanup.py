@@ -1,11 +1,5 @@
-"""``doris.cleanup``: expire old snapshots and remove files no snapshot references.
-
-Dropped temp partitions, replaced partitions, overwritten rows and unpublished staged loads leave
-files that time travel may still need. Once snapshots older than ``older_than`` are expired (the
-newest ``retain_last`` kept), their files and any orphan files under the table's location are
-deleted. It wraps Iceberg's own actions; ``older_than`` defaults to 24 hours ago because removing
-younger orphans can delete the files of a write that is still running.
-"""
+"""``CALL doris.cleanup``: binds its arguments and runs :func:`iceberg_doris.operations.cleanup`
+(what is expired and removed, and why ``older_than`` defaults to 24 hours ago, is documented there)."""
 
 from __future__ import annotations
 

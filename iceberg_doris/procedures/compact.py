@@ -1,16 +1,5 @@
-"""``doris.compact``: rewrite files to drop deleted rows and the delete bitmaps that hid them.
-
-One commit, and no reader sees a difference: the live rows of every data file that has deletes
-are rewritten into new files, and the old files go with their deletion vectors / position deletes.
-
-Tombstones (the delete rows of sequence tables, written and deleted in one commit so that an older,
-late row cannot bring a deleted key back) live in data files whose every row is deleted. Such a
-file is kept, with its bitmap, while it is younger than the table property
-``doris.tombstone-retention-hours`` (default 168, one week); older ones are dropped, as Doris's base
-compaction drops delete-sign rows. A row older than a delete that arrives after its tombstone was
-dropped is loaded like a new row. Tables without a sequence column have no tombstones: their fully
-deleted files are dropped at once.
-"""
+"""``CALL doris.compact``: binds its arguments and runs :func:`iceberg_doris.operations.compact`
+(what compaction does, tombstones included, is documented there)."""
 
 from __future__ import annotations
 

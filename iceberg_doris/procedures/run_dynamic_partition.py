@@ -1,11 +1,6 @@
-"""``doris.run_dynamic_partition``: one pass of Doris's dynamic-partition scheduler.
-
-For one table, or every table of the catalog with ``dynamic_partition.enable``, it creates the
-partitions due from now to ``end`` (and history when asked) and drops whole partitions before
-``start`` unless reserved, in the table's ``dynamic_partition.time_zone``. Each table's pass is one
-commit; dropped partitions' rows stay reachable by time travel. The CLI runs it on an interval
-(``iceberg-doris dynamic-partitions --interval 600``).
-"""
+"""``CALL doris.run_dynamic_partition``: binds its arguments and runs
+:func:`iceberg_doris.operations.run_dynamic_partition` (one pass of Doris's dynamic-partition
+scheduler, documented there)."""
 
 from __future__ import annotations
 
