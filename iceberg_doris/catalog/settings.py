@@ -34,8 +34,8 @@ DEFAULT_HOME = Path("~/.iceberg-doris")
 DEFAULT_CATALOG_NAME = "iceberg"
 CATALOG_FILE_NAME = "catalog.db"
 WAREHOUSE_DIR_NAME = "warehouse"
-# Iceberg's JdbcCatalog, minus a connection left in a stale read (see the Java class).
-SQLITE_CATALOG_IMPL = "io.icebergdoris.iceberg.SqliteJdbcCatalog"
+# Iceberg's JdbcCatalog, minus the connections its start-up leaves open (see the Java class).
+JDBC_CATALOG_IMPL = "io.icebergdoris.iceberg.ClosedInitJdbcCatalog"
 
 
 @dataclass(frozen=True, repr=False)
@@ -114,11 +114,10 @@ class CatalogSettings:
             # other processes); without it a commit can fail with SQLITE_BUSY while a read is open.
             conf[f"{prefix}.jdbc.journal_mode"] = "WAL"
             conf[f"{prefix}.jdbc.busy_timeout"] = "30000"
-            # Iceberg's JdbcCatalog on an existing SQLite catalog leaves a connection inside a read
-            # transaction (open metadata result sets), blind to other writers; ours drops it.
-            conf[f"{prefix}.catalog-impl"] = SQLITE_CATALOG_IMPL
-        else:
-            conf[f"{prefix}.type"] = "jdbc"
+        # Iceberg's JdbcCatalog leaves the connections of its start-up check open: on SQLite inside
+        # a read (blind to other writers), on PostgreSQL one per cached DataFrame (Spark initialises
+        # a catalog in each session copy it plans a cache in). Ours closes them.
+        conf[f"{prefix}.catalog-impl"] = JDBC_CATALOG_IMPL
         if self.jdbc_user is not None:
             conf[f"{prefix}.jdbc.user"] = self.jdbc_user
         return conf

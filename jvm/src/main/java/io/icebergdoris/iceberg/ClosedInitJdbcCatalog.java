@@ -8,25 +8,32 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.jdbc.JdbcClientPool;
 
 /**
- * Iceberg's JDBC catalog on a SQLite file, without a connection stuck in an old read snapshot.
+ * Iceberg's JDBC catalog, with the connections its start-up used closed before it serves anything.
  *
- * <p>When the catalog tables already exist, {@code JdbcCatalog.initialize} checks for them with
- * {@code DatabaseMetaData.getTables/getColumns} and leaves those result sets open. On SQLite in
- * WAL mode an open result set keeps its connection's read transaction open, so that pooled
- * connection keeps seeing the database as it was when the session started: tables another process
- * (pyiceberg, a second Spark session) creates stay invisible, and the next commit through it fails
- * with {@code SQLITE_BUSY_SNAPSHOT}. This catalog runs the initialization on connections of its own
- * and closes them (which ends those reads) before any catalog operation runs.
+ * <p>{@code JdbcCatalog.initialize} checks its tables with {@code DatabaseMetaData.getTables/getColumns}
+ * on pooled connections and leaves those result sets open. Two failures follow, which this catalog
+ * prevents by running the initialization on connections of its own and closing them:
+ *
+ * <ul>
+ *   <li>SQLite in WAL mode: an open result set keeps its connection's read transaction open, so that
+ *       pooled connection keeps seeing the database as it was when the session started: tables
+ *       another process creates stay invisible, and the next commit through it fails with {@code
+ *       SQLITE_BUSY_SNAPSHOT}.
+ *   <li>PostgreSQL: Spark copies the session each time a DataFrame is cached (its cache manager plans
+ *       in a clone), and each copy initializes a catalog of its own, which it never uses. The
+ *       connection each initialization opened stayed open until the JVM's garbage collector freed
+ *       it: a few writer processes exhausted the server's connections within minutes.
+ * </ul>
  */
-public class SqliteJdbcCatalog extends JdbcCatalog {
+public class ClosedInitJdbcCatalog extends JdbcCatalog {
 
   private final PoolHolder holder;
 
-  public SqliteJdbcCatalog() {
+  public ClosedInitJdbcCatalog() {
     this(new PoolHolder());
   }
 
-  private SqliteJdbcCatalog(PoolHolder holder) {
+  private ClosedInitJdbcCatalog(PoolHolder holder) {
     super(null, holder::create, true);
     this.holder = holder;
   }
