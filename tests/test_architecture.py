@@ -21,7 +21,7 @@ JAVA_API = re.compile(
     r"_jvm\b|\.jvm\.|Py4JJavaError|\bnewTransaction\(|\bnewAppend\(|\bnewFastAppend\(|\bnewRowDelta\(|"
     r"\bnewDelete\(|\bnewOverwrite\(|\bnewReplacePartitions\(|\bnewRewrite\(|\bmanageSnapshots\(|\.refs\(\)|"
     r"\btoBranch\(|\bupdateProperties\(|\bupdateSpec\(|\.helpers\.|\.expressions\.|org\.apache\.iceberg|"
-    r"\boperations\(\)\.current\(|\bcurrentSnapshot\(|\bsnapshotId\(|\bloadTable\("
+    r"\boperations\(\)\.current\(|\bcurrentSnapshot\(|\bsnapshotId\(|\bloadTable\(|\brecordCount\(|\.location\(\)|\.properties\(\)"
 )
 # Outside engine/, only the session plumbing talks to the JVM: starting the session and its
 # catalog (catalog/), the py4j bridge CALL doris.* arrives through (procedures/bridge.py,

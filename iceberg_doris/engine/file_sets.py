@@ -152,3 +152,17 @@ def _collect(plan: JavaObject) -> FileSet:
     # Each delete file once: DVs of several data files share one Puffin file, so the plan tells
     # them apart by location and blob offset.
     return FileSet(java_items(plan.dataFiles()), java_items(plan.deleteFiles()))
+
+
+def record_count(content_file: JavaObject) -> int:
+    """Rows a data file holds, or rows a delete file deletes."""
+    return int(content_file.recordCount())
+
+
+def file_location(content_file: JavaObject) -> str:
+    return str(content_file.location())
+
+
+def live_row_count(files: FileSet) -> int:
+    """Rows of the data files less the rows their delete files delete."""
+    return sum(map(record_count, files.data_files)) - sum(map(record_count, files.delete_files))

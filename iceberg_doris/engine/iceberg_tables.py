@@ -346,3 +346,14 @@ def _term(iceberg: IcebergJava, field: LayoutField) -> JavaObject:
     if field.transform in ("truncate", "bucket"):
         return getattr(e, field.transform)(field.column, field.width)
     return getattr(e, field.transform)(field.column)
+
+
+def table_properties(table: JavaObject) -> dict[str, str]:
+    """Every Iceberg table property, copied."""
+    return dict(table.properties())
+
+
+def table_property(table: JavaObject, key: str) -> str | None:
+    """One Iceberg table property, without copying them all."""
+    value = table.properties().get(key)
+    return str(value) if value is not None else None

@@ -31,6 +31,7 @@ from iceberg_doris.merge_on_write import plan
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
+from iceberg_doris.engine.file_sets import file_location, record_count
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -122,9 +123,9 @@ def look_up(
         upserts = staged if upserts is None else upserts
     crash_point("load", "keys-looked-up")
     deletes: dict[str, BitMap64] = dict(marks.by_file)
-    tombstones_by_location = {str(f.location()): f for f in tombstone_files}
+    tombstones_by_location = {file_location(f): f for f in tombstone_files}
     for location, data_file in tombstones_by_location.items():
-        deletes[location] = BitMap64(range(int(data_file.recordCount())))
+        deletes[location] = BitMap64(range(record_count(data_file)))
     summary |= {snapshot_summary.DELETED_ROWS: str(marks.deleted_rows)}
     return Lookup(
         snapshot_id, row_filter, deletes, marks.deleted_rows, upserts, tombstone_files,

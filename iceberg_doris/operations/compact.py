@@ -31,6 +31,7 @@ from iceberg_doris.operations.requests import CompactRequest, CompactResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, partition_predicate, to_sql, union
+from iceberg_doris.engine.file_sets import file_location, record_count
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -68,8 +69,8 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
     for location in split_locations(str(plan.locationsWithDeletes())):
         deletes = java_items(plan.deletes(location))
         data_file = plan.dataFile(location)
-        deleted = sum(int(d.recordCount()) for d in deletes if _is_scoped_to(d, location))
-        fully_deleted = deleted >= int(data_file.recordCount())
+        deleted = sum(record_count(d) for d in deletes if _is_scoped_to(d, location))
+        fully_deleted = deleted >= record_count(data_file)
         if fully_deleted and guards_tombstones and _added_after(handle, data_file, cutoff_ms):
             kept += 1  # may hold tombstones still guarding their keys
             continue
@@ -83,7 +84,7 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
                 removed_deletes.delete_files.append(delete_file)
     if not rewrite.data_files:
         return CompactResult(0, 0, 0, 0, kept, snapshot_id)
-    paths = {str(f.location()) for f in rewrite.data_files}
+    paths = {file_location(f) for f in rewrite.data_files}
     frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
     # The partition filter prunes the scan to the chosen partitions; _file alone does not.
     frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame

@@ -23,6 +23,7 @@ from iceberg_doris.operations.temp_partitions import branch_name, stage_drop, st
 from iceberg_doris.partitioning import ReplaceResult, replace_partitions, swap_partitions
 from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate
+from iceberg_doris.engine.file_sets import live_row_count
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -107,6 +108,4 @@ def _union(sets: Iterable[FileSet]) -> FileSet:
 
 
 def _rows(files: FileSet) -> int:
-    records = sum(int(f.recordCount()) for f in files.data_files)
-    deleted = sum(int(f.recordCount()) for f in files.delete_files)
-    return records - deleted
+    return live_row_count(files)

@@ -11,6 +11,7 @@ from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import PartitionError
 from iceberg_doris.partitioning import PartitionSet
 from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.engine.iceberg_tables import table_properties, table_property
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -25,12 +26,11 @@ class DorisTable:
 
     @property
     def properties(self) -> dict[str, str]:
-        return dict(self.table.properties())
+        return table_properties(self.table)
 
     def property(self, key: str) -> str | None:
         """One Iceberg table property (without copying them all)."""
-        value = self.table.properties().get(key)
-        return str(value) if value is not None else None
+        return table_property(self.table, key)
 
     def require_partitions(self) -> PartitionSet:
         if self.model.partitions is None:
