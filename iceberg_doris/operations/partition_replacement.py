@@ -94,7 +94,7 @@ def _replace_with_temp(
     committed = commit_model_change(handle, change, operation=operation.replace("_", " ") + " of")
     snapshot_id = committed.snapshot_id()
     return [
-        MovedPartition(formal, temp, _rows(moved), len(moved.data_files), len(moved.delete_files), replaced_by, snapshot_id)
+        MovedPartition(formal, temp, live_row_count(moved), len(moved.data_files), len(moved.delete_files), replaced_by, snapshot_id)
         for formal, temp, moved, replaced_by in committed.result
     ]
 
@@ -106,6 +106,3 @@ def _union(sets: Iterable[FileSet]) -> FileSet:
         result.delete_files += file_set.delete_files
     return result
 
-
-def _rows(files: FileSet) -> int:
-    return live_row_count(files)
