@@ -24,6 +24,8 @@ def test_bridge_jar_holds_the_spark_side_classes():
     assert "io/icebergdoris/spark/DorisProcedureCatalog.class" in names
 
 
+# Two javac builds (~15 s): kept out of the pure `-m "not spark"` run, which must take seconds.
+@pytest.mark.spark
 def test_builds_are_reproducible(tmp_path, monkeypatch):
     monkeypatch.setenv(runtime_jars.JAR_CACHE_ENV, str(tmp_path / "a"))
     first = runtime_jars.bridge_jar().read_bytes()
