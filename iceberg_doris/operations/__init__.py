@@ -18,6 +18,7 @@ from iceberg_doris.operations.add_partition import add_partition
 from iceberg_doris.operations.cleanup import cleanup
 from iceberg_doris.operations.compact import compact
 from iceberg_doris.operations.create_table import create_table
+from iceberg_doris.operations.delete_rows import delete
 from iceberg_doris.operations.describe import describe
 from iceberg_doris.operations.drop_partition import drop_partition
 from iceberg_doris.operations.dynamic_partitions import run_dynamic_partition
@@ -31,6 +32,8 @@ from iceberg_doris.operations.requests import (
     CompactRequest,
     CompactResult,
     CreateTableResult,
+    DeleteRequest,
+    DeleteResult,
     DropPartitionRequest,
     DropPartitionResult,
     DynamicPartitionChange,
@@ -55,6 +58,8 @@ __all__ = [
     "CompactRequest",
     "CompactResult",
     "CreateTableResult",
+    "DeleteRequest",
+    "DeleteResult",
     "DropPartitionRequest",
     "DropPartitionResult",
     "DynamicPartitionChange",
@@ -71,6 +76,7 @@ __all__ = [
     "cleanup",
     "compact",
     "create_table",
+    "delete",
     "describe",
     "drop_partition",
     "insert_overwrite",

@@ -82,6 +82,24 @@ class LoadResult:
 
 
 @dataclass(frozen=True)
+class DeleteRequest:
+    """Doris ``DELETE FROM t [PARTITION (...)] WHERE where``: ``where`` is a Spark SQL condition on
+    the table's columns; ``partitions`` (formal partition names) narrows it."""
+
+    where: str
+    partitions: tuple[str, ...] | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    label: str
+    snapshot_id: int | None
+    deleted_rows: int  # live rows the commit deleted
+    elapsed_ms: int
+
+
+@dataclass(frozen=True)
 class InsertOverwriteRequest:
     """Doris INSERT OVERWRITE: ``query``'s columns map to the table's by position. ``partitions``:
     None for the whole table, the names to replace, or ``("*",)`` for the partitions the rows touch."""

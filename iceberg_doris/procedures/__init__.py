@@ -11,6 +11,7 @@ from iceberg_doris.procedures import (  # noqa: F401
     cleanup,
     compact,
     create_table,
+    delete,
     describe,
     drop_partition,
     help,

@@ -442,3 +442,33 @@ def test_compact_racing_a_plain_delete_of_rows_it_rewrites_commits_nothing(spark
     )
     assert snapshot_ids(spark, table) == before_ids | {competitor.snapshot}  # the DELETE's, nothing else
     assert readers_agree(spark, py_catalog, table) == [(1, "a2", 0), (3, "c", 0)]
+
+
+def test_delete_rebuilt_on_a_plain_insert_deletes_its_matching_row_too(spark, namespace, py_catalog):
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {namespace}.dup_delete (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
+    )
+    table = f"{namespace}.dup_delete"
+    doris.load(spark, table=table, query=values(["(1,'x')", "(2,'y')"], "k, v"))
+    before = main_snapshot(spark, table)
+    with at_commit(spark, table, f"INSERT INTO {table} VALUES (3, 'x'), (4, 'z')") as competitor:
+        [result] = doris.delete(spark, table=table, where="v = 'x'", label="outer")
+    # Rebuilt on the table the INSERT left: its matching row goes too, as when Doris publishes
+    # the delete after the insert.
+    assert_rebuilt_on(spark, table, before, competitor, result.snapshot_id)
+    assert result.deleted_rows == 2
+    assert readers_agree(spark, py_catalog, table) == [(2, "y"), (4, "z")]
+
+
+def test_unique_delete_rebuilt_on_a_plain_insert_of_its_key(spark, namespace, py_catalog):
+    table = unique_table(spark, namespace, name="u_delete", properties='"function_column.sequence_col" = "s"')
+    doris.load(spark, table=table, query=values(["(1,'a',5)", "(2,'b',5)"]))
+    before = main_snapshot(spark, table)
+    # A plain INSERT bypasses the model: key 1 now has two live rows. The delete, looked up again,
+    # carries the sequence value of the row it matched (5), which beats both: it takes both.
+    with at_commit(spark, table, f"INSERT INTO {table} VALUES (1, 'plain', 4)") as competitor:
+        [result] = doris.delete(spark, table=table, where="k = 1", label="outer")
+    assert_rebuilt_on(spark, table, before, competitor, result.snapshot_id)
+    assert result.deleted_rows == 2
+    assert readers_agree(spark, py_catalog, table) == [(2, "b", 5)]
+    assert snapshot_summary(spark, table, "outer")["doris.lookups"] == "2"
