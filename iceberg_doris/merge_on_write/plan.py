@@ -59,14 +59,16 @@ class KeyedLoadShape:
         return column is not None and (column in self.supplied or column == HIDDEN_SEQUENCE_COLUMN)
 
 
-def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
-    """One version per key: the batch's winner (unique) or its aggregate (aggregate)."""
+def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[str, ...] = ()) -> "DataFrame":
+    """One version per key: the batch's winner (unique) or its aggregate (aggregate). ``carried``:
+    columns that depend on the key alone (e.g. the partition a row was routed to), kept as they are."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     keys = [F.col(_q(k)) for k in shape.keys]
     if shape.model.keys_model is KeysModel.AGGREGATE:
-        return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
+        kept = [F.first(_q(c)).alias(c) for c in carried]
+        return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), *kept, F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
     order = [F.col(SEQUENCE).desc_nulls_last(), F.col(ORDER).desc()] if shape.sequence_column else [F.col(ORDER).desc()]
     ranked = accepted.withColumn("__doris_rank", F.row_number().over(Window.partitionBy(*keys).orderBy(*order)))
     return ranked.filter(F.col("__doris_rank") == 1).drop("__doris_rank")
@@ -203,6 +205,19 @@ def replaced_positions(decided: "DataFrame") -> ReplacedPositions:
         deleted_rows=sum(int(r[2]) for r in per_file),
         any_delete_wins=any(r[3] for r in per_file),
     )
+
+
+def overwrite_rows(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[str, ...] = ()) -> "DataFrame":
+    """What an overwrite of a unique or aggregate table writes: the batch resolved per key as a
+    load resolves it (the winner by sequence value or batch order, or the aggregate), with no
+    stored row to merge with, since the overwrite replaces them all; a key whose winner is a
+    delete is left out. Same columns as ``accepted`` (the hidden sequence column filled)."""
+    from pyspark.sql import functions as F
+
+    resolved = resolve_batch(accepted, shape, carried).filter(~F.col(DELETE))
+    if any(c.name == HIDDEN_SEQUENCE_COLUMN for c in shape.model.columns):
+        resolved = resolved.withColumn(HIDDEN_SEQUENCE_COLUMN, F.col(SEQUENCE))
+    return resolved
 
 
 def without_live_rows(batch: "DataFrame") -> "DataFrame":

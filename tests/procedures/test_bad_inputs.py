@@ -319,8 +319,10 @@ CASES = [
     py("load-columns-unknown-source", "dup", "load", {"table": DUP, "query": Q_DUP, "columns": "dt, id, city, amount = nope * 2"}, LoadError, r"nope"),
     py("load-where-unknown-column", "dup", "load", {"table": DUP, "query": Q_DUP, "where": "nope > 1"}, LoadError, r"nope"),
     py("load-delete-on-unknown-column", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "merge_type": "MERGE", "delete_on": "nope = 1"}, LoadError, r"nope"),
-    py("load-overwrite-unique", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "overwrite": True}, LoadError,
-       r"overwrite loads into UNIQUE or AGGREGATE KEY tables are not supported"),
+    py("load-overwrite-merge", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "overwrite": True, "merge_type": "DELETE"}, LoadError,
+       r"^merge_type DELETE cannot be combined with overwrite: the overwrite replaces the partitions' rows"),
+    py("load-overwrite-partial", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "overwrite": True, "partial_columns": True}, LoadError,
+       r"^partial_columns cannot be combined with overwrite: an overwrite replaces whole rows"),
     py("load-sequence-col-hostile", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "sequence_col": "s` + 1 + `s"}, LoadError,
        r"^sequence_col 's` \+ 1 \+ `s' is not a column of the load: name a column of the source"),
     # --- load: rows (nothing committed when too many are filtered) -------------------------------

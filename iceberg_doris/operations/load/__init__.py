@@ -34,7 +34,7 @@ from iceberg_doris.operations.load.checks import (
     target_column,
 )
 from iceberg_doris.operations.load.counting import count_and_check
-from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_rows
+from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
 from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -93,7 +93,9 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
             counts=(counts.loaded, counts.filtered, counts.unselected),
         )
         deleted = 0
-        if keyed is not None:
+        if keyed is not None and request.overwrite is not None:
+            committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
+        elif keyed is not None:
             committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit)
         else:
             committed = publish_rows(handle, counted.accepted(), targets, commit)

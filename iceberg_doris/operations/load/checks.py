@@ -43,6 +43,16 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
         raise ProcedureArgumentError("Give exactly one of source, query or path")
     if model.sequence_type and not model.sequence_col and not request.sequence_col and not request.partial_columns:
         raise LoadError(f"Table {handle.name.name} has sequence column, need to specify the sequence column")
+    if request.overwrite is not None and request.partial_columns:
+        raise LoadError(
+            "partial_columns cannot be combined with overwrite: an overwrite replaces whole rows, so there are no "
+            "stored rows to update; load full rows, or load the partial update without overwrite"
+        )
+    if request.overwrite is not None and merge_type is not MergeType.APPEND:
+        raise LoadError(
+            f"merge_type {merge_type.value} cannot be combined with overwrite: the overwrite replaces the partitions' "
+            "rows, so there is nothing left to delete; load the rows to keep with merge_type APPEND"
+        )
     if request.temporary_partitions and model.partitions is None:
         raise LoadError(f"Table {handle.name.qualified} is not partitioned, so it has no temporary partitions")
 

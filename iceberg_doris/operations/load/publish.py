@@ -24,7 +24,7 @@ from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedWrite
 from iceberg_doris.merge_on_write.lookup import touched_predicate
-from iceberg_doris.merge_on_write.plan import KeyedLoadShape
+from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
 from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions
 from iceberg_doris.operations.requests import LoadRequest, OverwriteMode
@@ -110,6 +110,15 @@ def publish_rows(handle: DorisTable, accepted: "DataFrame", targets: list[Target
     return commit_atomically(handle.iceberg, handle.name, build, operation=f"{request.operation} into", label=commit.label)
 
 
+def publish_keyed_overwrite(
+    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, targets: list[TargetColumn], commit: LoadCommit
+) -> Committed[None]:
+    """Overwrites of unique/aggregate tables: the rows resolved per key as a load would (the
+    replaced rows are gone, so there is nothing to look up), committed like any overwrite."""
+    carried = (PARTITION_COLUMN,) if PARTITION_COLUMN in accepted.columns else ()
+    return publish_rows(handle, overwrite_rows(accepted, shape, carried), targets, commit)
+
+
 def publish_keyed(
     handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit
 ) -> tuple[Committed[None], int]:
@@ -117,8 +126,7 @@ def publish_keyed(
     one commit (a RowDelta per ref). Returns the commit and the rows deleted."""
     from pyspark.sql import functions as F
 
-    if commit.request.overwrite is not None:
-        raise LoadError("overwrite loads into UNIQUE or AGGREGATE KEY tables are not supported: use insert_overwrite on a DUPLICATE KEY table, or delete then load")
+    assert commit.request.overwrite is None, "overwrites of keyed tables go through publish_keyed_overwrite"
     routed = commit.routed
     if routed.temporary:
         writes = [
