@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.operations import temp_partitions
+from iceberg_doris.operations import temp_partitions, unpartitioned_temp
 from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_partition_delete
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -29,6 +29,9 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
     name, temporary = request.partition, request.temporary
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[bool, int]]:
+        if temporary and unpartitioned_temp.applies(fresh):
+            model = unpartitioned_temp.stage_drop(fresh, transaction, name, if_exists=request.if_exists)
+            return (fresh.model, (False, 0)) if model is None else (model, (True, 0))
         partitions = fresh.require_partitions()
         if not temporary:
             check_alter_allowed(fresh.model.dynamic_partition(), fresh.name.name)

@@ -111,7 +111,7 @@ class AddPartitionRequest:
 @dataclass(frozen=True)
 class AddPartitionResult:
     partition_name: str
-    range: str
+    range: str | None  # None: a temp partition of an unpartitioned table
     is_temp: bool
     branch: str | None
     partition_spec: str

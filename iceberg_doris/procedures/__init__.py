@@ -8,11 +8,13 @@ entry points are in :mod:`iceberg_doris.doris`.
 # Importing each procedure module registers it.
 from iceberg_doris.procedures import (  # noqa: F401
     add_partition,
+    add_temp_partition,
     cleanup,
     compact,
     create_table,
     describe,
     drop_partition,
+    drop_temp_partition,
     help,
     insert_overwrite,
     load,

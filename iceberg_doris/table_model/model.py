@@ -88,6 +88,10 @@ class DorisTableModel:
     auto_partition: AutoPartition | None = None
     distribution: Distribution | None = None
     properties: Mapping[str, str] = field(default_factory=dict)
+    # Temporary partitions of an unpartitioned table (Doris ``ADD TEMPORARY PARTITION name``, no
+    # VALUES): names only, each an Iceberg branch like any temp partition. Partitioned tables keep
+    # theirs in ``partitions``.
+    unpartitioned_temp: tuple[str, ...] = ()
 
     def column(self, name: str) -> ColumnModel:
         for column in self.columns:
@@ -136,6 +140,9 @@ class DorisTableModel:
 
     def with_partitions(self, partitions: PartitionSet) -> "DorisTableModel":
         return replace(self, partitions=partitions)
+
+    def with_unpartitioned_temp(self, names: tuple[str, ...]) -> "DorisTableModel":
+        return replace(self, unpartitioned_temp=tuple(names))
 
     def with_properties(self, properties: Mapping[str, str]) -> "DorisTableModel":
         return replace(self, properties={k.lower(): v for k, v in properties.items()})

@@ -11,7 +11,8 @@ from tests.procedures.by_procedure import call, sql_error
 pytestmark = pytest.mark.spark
 
 PROCEDURES = [
-    "add_partition", "cleanup", "compact", "create_table", "describe", "drop_partition", "help", "insert_overwrite",
+    "add_partition", "add_temp_partition", "cleanup", "compact", "create_table", "describe", "drop_partition",
+    "drop_temp_partition", "help", "insert_overwrite",
     "load", "replace_partition", "run_dynamic_partition", "set_properties", "show_partitions", "swap_temp_partition",
 ]
 SIGNATURE = "doris.help(procedure string = NULL)"
