@@ -15,11 +15,15 @@ from iceberg_doris.operations.partition_changes import commit_model_change, part
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.partitioning import check_alter_allowed
-from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.engine.file_sets import stage_append
+from iceberg_doris.partitioning import to_json
+from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+DROP_OPERATION = "drop partition"
 
 
 def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequest) -> DropPartitionResult:
@@ -44,7 +48,14 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
             temp_partitions.stage_drop(transaction, name)
         else:
             predicate = partition_predicate(partitions, existing)
-            deleted = stage_partition_delete(fresh, transaction, predicate, operation="drop partition", partitions=name)
+            # The definition rides in the drop's snapshot: recover_partition reads it back from there.
+            definition = {snapshot_summary.DROPPED_PARTITION: to_json(partitions.with_partitions(formal=[existing], temp=[]))}
+            deleted = stage_partition_delete(
+                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=name, summary_extra=definition
+            )
+            if transaction.table().currentSnapshot() is None:  # nothing to delete, but keep it recoverable
+                stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
+                                                       snapshot_summary.PARTITIONS: name, **definition})
         return partitions_after(fresh, updated), (True, deleted)
 
     committed = commit_model_change(handle, change, operation="drop partition of")

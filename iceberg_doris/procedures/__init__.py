@@ -18,11 +18,14 @@ from iceberg_doris.procedures import (  # noqa: F401
     help,
     insert_overwrite,
     load,
+    recover_partition,
+    rename_partition,
     replace_partition,
     run_dynamic_partition,
     set_properties,
     show_partitions,
     swap_temp_partition,
+    truncate,
 )
 from iceberg_doris.procedures.bridge import install
 from iceberg_doris.procedures.invocation import run_procedure
