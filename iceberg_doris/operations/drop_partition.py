@@ -15,7 +15,7 @@ from iceberg_doris.operations.partition_changes import commit_model_change, part
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.partitioning import check_alter_allowed
-from iceberg_doris.engine.file_sets import stage_append
+from iceberg_doris.engine.file_sets import committed_head, stage_append
 from iceberg_doris.partitioning import to_json
 from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate
@@ -53,7 +53,7 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
             deleted = stage_partition_delete(
                 fresh, transaction, predicate, operation=DROP_OPERATION, partitions=name, summary_extra=definition
             )
-            if transaction.table().currentSnapshot() is None:  # nothing to delete, but keep it recoverable
+            if committed_head(transaction) is None:  # nothing to delete, but keep it recoverable
                 stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
                                                        snapshot_summary.PARTITIONS: name, **definition})
         return partitions_after(fresh, updated), (True, deleted)
