@@ -170,6 +170,9 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
     partitions = None
     if definition.partition is not None:
         auto, partitions = _partitions(definition, definition.partition)
+    elif any(key.startswith("dynamic_partition.") for key in properties):
+        # Doris refuses these at CREATE TABLE too; kept silently they would never take effect.
+        raise InvalidTableDefinitionError("Dynamic partition only support single-column range partition")
     model = DorisTableModel(
         keys_model=definition.keys_model,
         key_columns=tuple(definition.key_columns),
