@@ -25,6 +25,9 @@ from iceberg_doris.operations.dynamic_partitions import run_dynamic_partition
 from iceberg_doris.operations.insert_overwrite import insert_overwrite
 from iceberg_doris.operations.load import load
 from iceberg_doris.operations.partition_replacement import replace_partition, swap_temp_partition
+from iceberg_doris.operations.recover_partition import recover_partition
+from iceberg_doris.operations.rename_partition import rename_partition
+from iceberg_doris.operations.truncate import truncate
 from iceberg_doris.operations.requests import (
     AddPartitionRequest,
     AddPartitionResult,
@@ -46,6 +49,12 @@ from iceberg_doris.operations.requests import (
     PartitionReplacementRequest,
     PartitionValues,
     PropertyChange,
+    RecoverPartitionRequest,
+    RecoverPartitionResult,
+    RenamePartitionRequest,
+    RenamePartitionResult,
+    TruncateRequest,
+    TruncateResult,
 )
 from iceberg_doris.operations.set_properties import set_properties
 from iceberg_doris.operations.show_partitions import show_partitions
@@ -72,6 +81,12 @@ __all__ = [
     "PartitionReplacementRequest",
     "PartitionValues",
     "PropertyChange",
+    "RecoverPartitionRequest",
+    "RecoverPartitionResult",
+    "RenamePartitionRequest",
+    "RenamePartitionResult",
+    "TruncateRequest",
+    "TruncateResult",
     "add_partition",
     "cleanup",
     "compact",
@@ -81,9 +96,12 @@ __all__ = [
     "drop_partition",
     "insert_overwrite",
     "load",
+    "recover_partition",
+    "rename_partition",
     "replace_partition",
     "run_dynamic_partition",
     "set_properties",
     "show_partitions",
     "swap_temp_partition",
+    "truncate",
 ]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import current_layout
-from iceberg_doris.operations import temp_partitions
+from iceberg_doris.operations import temp_partitions, unpartitioned_temp
 from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after
 from iceberg_doris.operations.requests import AddPartitionRequest, AddPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -30,6 +30,10 @@ def add_partition(spark: "SparkSession", table: str, request: AddPartitionReques
     name, temporary, values = request.partition, request.temporary, request.values
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, AddPartitionResult]:
+        if temporary and unpartitioned_temp.applies(fresh):
+            given = any(v is not None for v in (values.values_less_than, values.values_range, values.values_in))
+            model, branch = unpartitioned_temp.stage_add(fresh, transaction, name, has_values=given)
+            return model, AddPartitionResult(name, None, True, branch, "")
         partitions = fresh.require_partitions()
         if not temporary:
             check_alter_allowed(fresh.model.dynamic_partition(), fresh.name.name)

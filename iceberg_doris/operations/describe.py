@@ -26,7 +26,7 @@ def describe(spark: "SparkSession", table: str) -> list[tuple[str, str, str | No
         ("table", "sequence_type", model.sequence_type),
         ("table", "partition_by", partition_by(model)),
         ("table", "partitions", str(len(model.partitions.formal)) if model.partitions else "0"),
-        ("table", "temp_partitions", str(len(model.partitions.temp)) if model.partitions else "0"),
+        ("table", "temp_partitions", str(len(model.partitions.temp) if model.partitions else len(model.unpartitioned_temp))),
         ("table", "distribution", model.distribution.sql if model.distribution else None),
         ("table", "buckets", _buckets(model)),
         ("table", "iceberg_partition_spec", ", ".join(current_layout(handle.table)) or "unpartitioned"),

@@ -10,16 +10,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.operations import temp_partitions
+from iceberg_doris.operations import temp_partitions, unpartitioned_temp
 from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_partition_delete
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.partitioning import check_alter_allowed
-from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.engine.file_sets import committed_head, stage_append
+from iceberg_doris.partitioning import to_json
+from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+DROP_OPERATION = "drop partition"
 
 
 def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequest) -> DropPartitionResult:
@@ -29,6 +33,9 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
     name, temporary = request.partition, request.temporary
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[bool, int]]:
+        if temporary and unpartitioned_temp.applies(fresh):
+            model = unpartitioned_temp.stage_drop(fresh, transaction, name, if_exists=request.if_exists)
+            return (fresh.model, (False, 0)) if model is None else (model, (True, 0))
         partitions = fresh.require_partitions()
         if not temporary:
             check_alter_allowed(fresh.model.dynamic_partition(), fresh.name.name)
@@ -41,7 +48,14 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
             temp_partitions.stage_drop(transaction, name)
         else:
             predicate = partition_predicate(partitions, existing)
-            deleted = stage_partition_delete(fresh, transaction, predicate, operation="drop partition", partitions=name)
+            # The definition rides in the drop's snapshot: recover_partition reads it back from there.
+            definition = {snapshot_summary.DROPPED_PARTITION: to_json(partitions.with_partitions(formal=[existing], temp=[]))}
+            deleted = stage_partition_delete(
+                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=name, summary_extra=definition
+            )
+            if committed_head(transaction) is None:  # nothing to delete, but keep it recoverable
+                stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
+                                                       snapshot_summary.PARTITIONS: name, **definition})
         return partitions_after(fresh, updated), (True, deleted)
 
     committed = commit_model_change(handle, change, operation="drop partition of")

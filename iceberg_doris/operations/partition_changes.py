@@ -41,11 +41,17 @@ def commit_model_change(
 
 
 def stage_partition_delete(
-    handle: DorisTable, transaction: JavaObject, predicate: Predicate, *, operation: str, partitions: str
+    handle: DorisTable,
+    transaction: JavaObject,
+    predicate: Predicate,
+    *,
+    operation: str,
+    partitions: str,
+    summary_extra: dict[str, str] | None = None,
 ) -> int:
     """Removes the data files of the partitions matched by ``predicate``: metadata only. Returns
-    the records removed."""
-    summary = {snapshot_summary.OPERATION: operation, snapshot_summary.PARTITIONS: partitions}
+    the records removed. ``summary_extra`` goes into the snapshot summary too."""
+    summary = {snapshot_summary.OPERATION: operation, snapshot_summary.PARTITIONS: partitions, **(summary_extra or {})}
     refused = f"Cannot {operation} {partitions} of {handle.name.qualified}"
     return stage_files_delete(handle.iceberg, transaction, predicate, summary=summary, refused=refused)
 

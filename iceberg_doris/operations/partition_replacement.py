@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.partition_changes import commit_model_change
 from iceberg_doris.operations.requests import MovedPartition, PartitionReplacementRequest
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -50,6 +51,8 @@ def _replace_with_temp(
     partitions, temp_partitions = list(request.partitions), list(request.temp_partitions)
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, list[tuple[str, str, FileSet, str | None]]]:
+        if unpartitioned_temp.applies(fresh):
+            return _replace_whole_table(fresh, transaction, partitions, temp_partitions, swap=swap, operation=operation)
         ps = fresh.require_partitions()
         rule = swap_partitions if swap else replace_partitions
         result: ReplaceResult = rule(
@@ -97,6 +100,28 @@ def _replace_with_temp(
         MovedPartition(formal, temp, live_row_count(moved), len(moved.data_files), len(moved.delete_files), replaced_by, snapshot_id)
         for formal, temp, moved, replaced_by in committed.result
     ]
+
+
+def _replace_whole_table(
+    fresh: DorisTable, transaction: JavaObject, partitions: list[str], temps: list[str], *, swap: bool, operation: str
+) -> tuple[DorisTableModel, list[tuple[str, str, FileSet, str | None]]]:
+    """An unpartitioned table: its one partition (all of main) and one temp partition trade rows
+    (swap) or the temp partition's rows replace main's and the temp partition goes (replace)."""
+    unpartitioned_temp.check_replacement(fresh, partitions, temps)
+    [formal], [temp] = partitions, temps
+    old, new = all_files(fresh.table), all_files(fresh.table, ref=branch_name(temp))
+    summary = {
+        snapshot_summary.OPERATION: operation,
+        snapshot_summary.PARTITIONS: formal,
+        snapshot_summary.TEMP_PARTITIONS: temp,
+    }
+    stage_replacement(transaction, old, new, summary=summary)
+    if swap:
+        stage_replacement(transaction, new, old, branch=branch_name(temp), summary={snapshot_summary.OPERATION: operation})
+        return fresh.model, [(formal, temp, new, temp)]
+    stage_drop(transaction, temp)
+    remaining = tuple(n for n in fresh.model.unpartitioned_temp if n != temp)
+    return fresh.model.with_unpartitioned_temp(remaining), [(formal, temp, new, None)]
 
 
 def _union(sets: Iterable[FileSet]) -> FileSet:

@@ -129,7 +129,7 @@ class AddPartitionRequest:
 @dataclass(frozen=True)
 class AddPartitionResult:
     partition_name: str
-    range: str
+    range: str | None  # None: a temp partition of an unpartitioned table
     is_temp: bool
     branch: str | None
     partition_spec: str
@@ -220,3 +220,49 @@ class DynamicPartitionChange:
     partition_name: str | None
     range: str | None
     message: str | None
+
+
+@dataclass(frozen=True)
+class RecoverPartitionRequest:
+    """Doris RECOVER PARTITION ``partition`` [AS ``new_name``]."""
+
+    partition: str
+    new_name: str | None = None
+
+
+@dataclass(frozen=True)
+class RecoverPartitionResult:
+    partition_name: str
+    range: str
+    recovered_rows: int
+    dropped_in_snapshot: int  # the drop snapshot the partition came back from
+    snapshot_id: int | None
+
+
+@dataclass(frozen=True)
+class RenamePartitionRequest:
+    partition: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class RenamePartitionResult:
+    partition_name: str
+    new_name: str
+
+
+@dataclass(frozen=True)
+class TruncateRequest:
+    """Doris TRUNCATE TABLE: ``partitions`` None for the whole table (its temp partitions go too),
+    else the formal partitions to empty. ``temporary`` is Doris's TEMPORARY PARTITION (refused)."""
+
+    partitions: tuple[str, ...] | None = None
+    temporary: bool = False
+
+
+@dataclass(frozen=True)
+class TruncateResult:
+    partitions: tuple[str, ...]  # the partitions emptied; () for an unpartitioned table
+    dropped_temp_partitions: tuple[str, ...]
+    deleted_rows: int
+    snapshot_id: int | None

@@ -48,7 +48,10 @@ def formal_partition_rows(handle: DorisTable) -> list[tuple[Any, ...]]:
 def temp_partition_rows(handle: DorisTable) -> list[tuple[Any, ...]]:
     partitions = handle.model.partitions
     if partitions is None:
-        return []
+        return [
+            _row(name, None, None, snapshot_totals(ref_head(handle.table, branch_name(name))), True, branch_name(name))
+            for name in sorted(handle.model.unpartitioned_temp)
+        ]
     rows = []
     for partition in partitions.sorted_partitions(temporary=True):
         branch = branch_name(partition.name)

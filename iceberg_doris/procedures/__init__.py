@@ -8,20 +8,25 @@ entry points are in :mod:`iceberg_doris.doris`.
 # Importing each procedure module registers it.
 from iceberg_doris.procedures import (  # noqa: F401
     add_partition,
+    add_temp_partition,
     cleanup,
     compact,
     create_table,
     delete,
     describe,
     drop_partition,
+    drop_temp_partition,
     help,
     insert_overwrite,
     load,
+    recover_partition,
+    rename_partition,
     replace_partition,
     run_dynamic_partition,
     set_properties,
     show_partitions,
     swap_temp_partition,
+    truncate,
 )
 from iceberg_doris.procedures.bridge import install
 from iceberg_doris.procedures.invocation import run_procedure

@@ -12,8 +12,9 @@ or overwriting a Doris partition is a metadata-only commit that touches no file 
 - RANGE on several columns: the first column as above when every bound is MIN in the others,
   else ``identity`` on every partition column.
 - ``DISTRIBUTED BY HASH(c, ...) BUCKETS n``: ``bucket(n, c)`` on the first hash column (Iceberg
-  buckets one column per field; more would multiply the file count). ``BUCKETS AUTO`` and
-  ``RANDOM`` add no field.
+  buckets one column per field; more would multiply the file count) that Iceberg's bucket
+  transform takes: BOOLEAN, FLOAT and DOUBLE columns are skipped, and with none left no bucket
+  field is added. ``BUCKETS AUTO`` and ``RANDOM`` add no field.
 
 Limits: ``date_trunc`` by minute or second, and DATETIME bounds that are not whole hours, fall back
 to ``identity`` (one Iceberg partition per distinct value). A partition added later that breaks
@@ -67,8 +68,27 @@ def choose_layout(model: DorisTableModel) -> list[LayoutField]:
         fields += partition_fields(model)
     d = model.distribution
     if d is not None and d.kind == "HASH" and d.buckets and d.columns:
-        fields.append(LayoutField("bucket", d.columns[0], d.buckets))
+        column = bucket_column(model, d.columns)
+        if column is not None:
+            fields.append(LayoutField("bucket", column, d.buckets))
     return fields
+
+
+# Iceberg's bucket transform hashes neither booleans nor floating-point numbers.
+UNBUCKETABLE_TYPES = frozenset({"boolean", "float", "double"})
+
+
+def bucket_column(model: DorisTableModel, hash_columns: tuple[str, ...]) -> str | None:
+    """The first hash column Iceberg can bucket; None when it can bucket none of them (Doris still
+    accepts the table: its rows are then laid out by the partition fields alone)."""
+    for name in hash_columns:
+        try:
+            spark_type = model.column(name).spark_type.lower()
+        except KeyError:
+            return name
+        if spark_type not in UNBUCKETABLE_TYPES:
+            return name
+    return None
 
 
 def partition_fields(model: DorisTableModel) -> list[LayoutField]:

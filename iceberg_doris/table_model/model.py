@@ -88,6 +88,10 @@ class DorisTableModel:
     auto_partition: AutoPartition | None = None
     distribution: Distribution | None = None
     properties: Mapping[str, str] = field(default_factory=dict)
+    # Temporary partitions of an unpartitioned table (Doris ``ADD TEMPORARY PARTITION name``, no
+    # VALUES): names only, each an Iceberg branch like any temp partition. Partitioned tables keep
+    # theirs in ``partitions``.
+    unpartitioned_temp: tuple[str, ...] = ()
 
     def column(self, name: str) -> ColumnModel:
         for column in self.columns:
@@ -137,6 +141,9 @@ class DorisTableModel:
     def with_partitions(self, partitions: PartitionSet) -> "DorisTableModel":
         return replace(self, partitions=partitions)
 
+    def with_unpartitioned_temp(self, names: tuple[str, ...]) -> "DorisTableModel":
+        return replace(self, unpartitioned_temp=tuple(names))
+
     def with_properties(self, properties: Mapping[str, str]) -> "DorisTableModel":
         return replace(self, properties={k.lower(): v for k, v in properties.items()})
 
@@ -163,6 +170,9 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
     partitions = None
     if definition.partition is not None:
         auto, partitions = _partitions(definition, definition.partition)
+    elif any(key.startswith("dynamic_partition.") for key in properties):
+        # Doris refuses these at CREATE TABLE too; kept silently they would never take effect.
+        raise InvalidTableDefinitionError("Dynamic partition only support single-column range partition")
     model = DorisTableModel(
         keys_model=definition.keys_model,
         key_columns=tuple(definition.key_columns),

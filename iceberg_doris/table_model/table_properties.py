@@ -30,6 +30,7 @@ SEQUENCE_TYPE = "doris.sequence-type"
 PARTITIONS = "doris.partitions"
 AUTO_PARTITION = "doris.auto-partition"
 DISTRIBUTION = "doris.distribution"
+UNPARTITIONED_TEMP = "doris.temp-partitions"
 DORIS_PROPERTY_PREFIX = "doris.property."
 
 
@@ -57,6 +58,8 @@ def model_to_properties(model: DorisTableModel) -> dict[str, str]:
         props[DISTRIBUTION] = json.dumps(
             {"kind": d.kind, "columns": list(d.columns), "buckets": d.buckets}, separators=(",", ":")
         )
+    if model.unpartitioned_temp:
+        props[UNPARTITIONED_TEMP] = json.dumps(list(model.unpartitioned_temp), separators=(",", ":"))
     for key, value in model.properties.items():
         props[DORIS_PROPERTY_PREFIX + key] = value
     return props
@@ -112,6 +115,7 @@ def model_from_properties(properties: Mapping[str, str], schema_columns: list[Co
         auto_partition=auto,
         distribution=distribution,
         properties=doris_properties,
+        unpartitioned_temp=tuple(json.loads(properties.get(UNPARTITIONED_TEMP, "[]"))),
     )
 
 

@@ -55,7 +55,8 @@ def test_invalid_state(spark, ns, table):
     assert str(raised.value) == "Partition[pz] does not exist"
     with pytest.raises(PartitionError) as raised:
         doris.replace_partition(spark, table=f"{ns}.flat", partitions=["p0"], temp_partitions=["tp0"])
-    assert str(raised.value) == f"Only support adding partition to range and list partitioned table: {ns}.flat is not partitioned (create it with PARTITION BY RANGE(...) or LIST(...))"
+    # An unpartitioned table's one partition is named after the table (temp partitions of it replace it all).
+    assert str(raised.value) == f"Partition[p0] does not exist: {ns}.flat is unpartitioned, its one partition is named flat"
     with pytest.raises(TableNotFoundError) as raised:
         doris.replace_partition(spark, table=f"{ns}.nope", partitions=["p0"], temp_partitions=["tp0"])
     assert str(raised.value) == not_found(f"{ns}.nope")
