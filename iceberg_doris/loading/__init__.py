@@ -19,6 +19,7 @@ from iceberg_doris.loading.prepare import (
     STATUS_OK,
     STATUS_UNSELECTED,
     TargetColumn,
+    check_no_column_lost,
     loaded_columns,
     prepare_rows,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "ColumnMapping",
     "SourceInfo",
     "TargetColumn",
+    "check_no_column_lost",
     "loaded_columns",
     "parse_column_mapping",
     "prepare_rows",

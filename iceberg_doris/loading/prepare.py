@@ -66,6 +66,7 @@ __all__ = [
     "STATUS_OK",
     "STATUS_UNSELECTED",
     "TargetColumn",
+    "check_no_column_lost",
     "loaded_columns",
     "prepare_rows",
 ]
@@ -228,7 +229,19 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
             base, row_reason = _positional_base(frame, info, len(targets))
             columns = [_field(base, index).alias(target.name) for index, target in enumerate(targets)]
             sources = {index: target.name for index, target in enumerate(targets)}
+        elif info is None and _names_none(data, targets) and len(data) == len(targets):
+            # A query or table whose names are not the table's (``SELECT 1, 'a'``, ``SELECT id, name``):
+            # by position, as Doris's INSERT maps a query.
+            base = frame
+            columns = [F.col(_quote(name)).alias(target.name) for name, target in zip(data, targets)]
+            sources = {index: target.name for index, target in enumerate(targets)}
         else:
+            if info is None and _names_none(data, targets):
+                raise LoadError(
+                    f"Column count doesn't match value count: the source's columns ({', '.join(data)}) are not named like "
+                    f"the table's and there are {len(data)} of them, not {len(targets)} ({', '.join(t.name for t in targets)}); "
+                    "name them like the table's columns (SELECT x AS k, ...) or give one per table column, in table order"
+                )
             base = frame
             lookup = _Lookup(data)
             sources = {}
@@ -309,6 +322,47 @@ def _field(base: "DataFrame", index: int) -> "Column":
 
     name = f"_c{index}"
     return F.col(name) if name in base.columns else F.lit(None).cast("string")
+
+
+def _names_none(columns: list[str], targets: list[TargetColumn]) -> bool:
+    """No source column is named like a table column (case-insensitive)."""
+    names = {target.name.lower() for target in targets}
+    return bool(columns) and not any(column.lower() in names for column in columns)
+
+
+def check_no_column_lost(
+    frame: "DataFrame", targets: list[TargetColumn], supplied: tuple[str, ...], used_by: list[str]
+) -> None:
+    """Refuses a load by name (a query or a table) that would silently drop a source column (as
+    Doris's INSERT refuses more values than columns); worded for the likely cause when a table
+    column would also get no value (a misnamed column, whose values would become NULL or the
+    default). Source columns named in ``used_by`` (``where``, ``delete_on``, ``sequence_col``) are
+    used, not dropped. A source that names only some table columns is fine: the others get their
+    default or NULL, as in a stream load."""
+    if source_info(frame) is not None:
+        return  # files: Doris's stream load ignores extra fields and fills absent columns
+    data = [name for name in frame.columns if name != MALFORMED_COLUMN]
+    if _names_none(data, targets):
+        return  # mapped by position
+    target_names = {target.name.lower() for target in targets}
+    referenced = " ".join(used_by).lower()
+    ignored = [
+        name for name in data
+        if name.lower() not in target_names and not re.search(r"(?<![\w$])" + re.escape(name.lower()) + r"(?![\w$])", referenced)
+    ]
+    given = {name.lower() for name in supplied}
+    unfilled = [t.name for t in targets if t.name.lower() not in given and not t.name.startswith("__DORIS_")]
+    if ignored and unfilled:
+        raise LoadError(
+            f"the source's column(s) {', '.join(ignored)} match no column of the table, and its column(s) "
+            f"{', '.join(unfilled)} would get no value (NULL or their default): rename the source's columns like the "
+            "table's (SELECT x AS k, ...), map them with columns => '...', or leave the unused ones out of the source"
+        )
+    if ignored:
+        raise LoadError(
+            f"the source's column(s) {', '.join(ignored)} match no column of the table and would be dropped: leave them "
+            "out of the source, or name them in where / delete_on / sequence_col if the load needs them"
+        )
 
 
 def _is_positional(columns: list[str]) -> bool:

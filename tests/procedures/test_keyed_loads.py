@@ -101,7 +101,8 @@ def test_sequence_delete_tombstones(spark, namespace, py_catalog):
 
 def test_missing_sequence_value_is_refused(spark, namespace):
     table = unique_table(spark, namespace, properties='"function_column.sequence_type" = "int"')
-    with pytest.raises(LoadError, match="^Table u has sequence column, need to specify the sequence column$"):
+    with pytest.raises(LoadError, match=r"^Table u has sequence column, need to specify the sequence column: give sequence_col "
+                       r"=> '<source column>', or a __DORIS_SEQUENCE_COL__ column in the source or the columns mapping$"):
         doris.load(spark, table=table, query=values(["(1,'a',1)"]))
     doris.load(spark, table=table, query=values(["(1,'a',7)", "(1,'b',3)"]), sequence_col="s")
     doris.load(spark, table=table, query=values(["(1,'c',5)"]), sequence_col="s")

@@ -23,17 +23,19 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.faults import crash_point
-from iceberg_doris.loading import loaded_columns, parse_column_mapping, prepare_rows, read_source
+from iceberg_doris.loading import check_no_column_lost, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.operations.load.checks import (
     check_keys_supplied,
     check_label_unused,
     check_load_request,
+    check_sequence_named,
     check_sequence_source,
     check_sequence_supplied,
     target_column,
 )
 from iceberg_doris.operations.load.counting import count_and_check
+from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
 from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
 from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
@@ -67,8 +69,14 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         format=request.format, options=dict(request.format_options) if request.format_options else None,
     )
     mapping = parse_column_mapping(request.columns) if request.columns else None
+    request = with_hidden_sequence(handle, request, frame, mapping)
+    delete_sign = delete_sign_source(handle, frame, mapping)
+    check_sequence_named(handle, request)
     model = handle.model
     targets = [target_column(c) for c in model.loadable_columns]
+    if mapping is None and not request.partial_columns:
+        used_by = [text for text in (request.where, request.delete_on, request.sequence_col, delete_sign) if text]
+        check_no_column_lost(frame, targets, loaded_columns(frame, targets, None), used_by)
     keyed = None
     extra = None
     if model.keys_model is not KeysModel.DUPLICATE:
@@ -78,7 +86,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         check_keys_supplied(model, request, given)
         check_sequence_supplied(handle, request, given)
         check_sequence_source(request, frame, mapping, targets)
-        extra = keyed_extras(model, request)
+        extra = keyed_extras(model, request, delete_sign)
     prepared = prepare_rows(
         frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
         extra=extra, required_present=not request.partial_columns,
@@ -113,14 +121,17 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     )
 
 
-def keyed_extras(model: DorisTableModel, request: LoadRequest) -> dict[str, str]:
-    """The delete flag, sequence value and batch order each row of a keyed load carries."""
+def keyed_extras(model: DorisTableModel, request: LoadRequest, delete_sign: str | None = None) -> dict[str, str]:
+    """The delete flag, sequence value and batch order each row of a keyed load carries
+    (``delete_sign``: the load's ``__DORIS_DELETE_SIGN__`` column, 1 deleting the row's key)."""
     if request.merge_type is MergeType.DELETE:
         delete = "true"
     elif request.merge_type is MergeType.MERGE:
         delete = f"coalesce(({request.delete_on}), false)"
     else:
         delete = "false"
+    if delete_sign is not None and request.merge_type is not MergeType.DELETE:
+        delete = f"({delete} OR coalesce(CAST({quote_identifier(delete_sign)} AS INT) = 1, false))"
     if request.sequence_col:
         sequence = quote_identifier(request.sequence_col)
     elif model.sequence_col:

@@ -41,8 +41,6 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
     sources = [s for s in (request.source, request.query, request.path) if s is not None]
     if len(sources) != 1:
         raise ProcedureArgumentError("Give exactly one of source, query or path")
-    if model.sequence_type and not model.sequence_col and not request.sequence_col and not request.partial_columns:
-        raise LoadError(f"Table {handle.name.name} has sequence column, need to specify the sequence column")
     if request.overwrite is not None and request.partial_columns:
         raise LoadError(
             "partial_columns cannot be combined with overwrite: an overwrite replaces whole rows, so there are no "
@@ -55,6 +53,18 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
         )
     if request.temporary_partitions and model.partitions is None:
         raise LoadError(f"Table {handle.name.qualified} is not partitioned, so it has no temporary partitions")
+
+
+def check_sequence_named(handle: DorisTable, request: LoadRequest) -> None:
+    """A table with a hidden sequence column (``function_column.sequence_type``) needs each load to
+    say where its sequence values come from: ``sequence_col``, or a ``__DORIS_SEQUENCE_COL__``
+    column of the source or the columns mapping (Doris's rule and message)."""
+    model = handle.model
+    if model.sequence_type and not model.sequence_col and not request.sequence_col and not request.partial_columns:
+        raise LoadError(
+            f"Table {handle.name.name} has sequence column, need to specify the sequence column: give sequence_col "
+            "=> '<source column>', or a __DORIS_SEQUENCE_COL__ column in the source or the columns mapping"
+        )
 
 
 def check_sequence_supplied(handle: DorisTable, request: LoadRequest, supplied: Sequence[str]) -> None:
