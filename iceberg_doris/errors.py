@@ -72,6 +72,12 @@ class CommitLockTimeoutError(CommitConflictError):
     nothing was committed. Retry it, or wait longer (``spark.doris.commitLock.timeoutSeconds``)."""
 
 
+class EngineError(DorisError):
+    """Spark or Iceberg failed underneath an operation (a missing file, memory, a value Spark could
+    not compute, an internal failure). The message gives the cause in words and what to do; the
+    operation committed nothing."""
+
+
 class CommitStateUnknownError(DorisError):
     """The catalog did not confirm a commit: it may or may not have been applied. Never retried
     automatically; the message says how to check (the load's label, the table's snapshots)."""

@@ -25,7 +25,8 @@ JAVA_API = re.compile(
 )
 # Outside engine/, only the session plumbing talks to the JVM: starting the session and its
 # catalog (catalog/), the py4j bridge CALL doris.* arrives through (procedures/bridge.py,
-# callback_server.py, invocation.py), the CLI's error display and the crash-test hook (faults.py).
+# callback_server.py, invocation.py), the CLI's error display, the crash-test hook (faults.py) and
+# the translation of Java failures into our errors (java_errors.py reads exception classes).
 # None of them touches an Iceberg table.
 JVM_PLUMBING = {
     "iceberg_doris/catalog/",
@@ -34,6 +35,7 @@ JVM_PLUMBING = {
     "iceberg_doris/procedures/invocation.py",
     "iceberg_doris/cli.py",
     "iceberg_doris/faults.py",
+    "iceberg_doris/java_errors.py",
     "iceberg_doris/session_secrets.py",
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.java_errors import translate
 from iceberg_doris.procedures.binding import bind
 from iceberg_doris.procedures.registry import get_procedure
 
@@ -20,7 +21,13 @@ def run_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, 
     # session to be active there.
     spark.sparkContext._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
     width = len(procedure.output)
-    rows = [tuple(row) for row in procedure().run(spark, arguments)]
+    try:
+        rows = [tuple(row) for row in procedure().run(spark, arguments)]
+    except Exception as error:
+        translated = translate(error, f"doris.{name}")
+        if translated is None or translated is error:
+            raise
+        raise translated from None
     for row in rows:
         if len(row) != width:
             raise AssertionError(f"doris.{name} returned a row of {len(row)} values for {width} output columns")
