@@ -20,6 +20,7 @@ from iceberg_doris.loading.prepare import (
     STATUS_UNSELECTED,
     TargetColumn,
     check_no_column_lost,
+    check_partial_names,
     loaded_columns,
     prepare_rows,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "SourceInfo",
     "TargetColumn",
     "check_no_column_lost",
+    "check_partial_names",
     "loaded_columns",
     "parse_column_mapping",
     "prepare_rows",

@@ -67,6 +67,7 @@ __all__ = [
     "STATUS_UNSELECTED",
     "TargetColumn",
     "check_no_column_lost",
+    "check_partial_names",
     "loaded_columns",
     "prepare_rows",
 ]
@@ -328,6 +329,17 @@ def _names_none(columns: list[str], targets: list[TargetColumn]) -> bool:
     """No source column is named like a table column (case-insensitive)."""
     names = {target.name.lower() for target in targets}
     return bool(columns) and not any(column.lower() in names for column in columns)
+
+
+def check_partial_names(frame: "DataFrame", targets: list[TargetColumn]) -> None:
+    """A partial-column update names the columns it updates (Doris: a partial update needs the
+    column list); a source none of whose names is a table column cannot be one."""
+    data = [name for name in frame.columns if name != MALFORMED_COLUMN]
+    if source_info(frame) is None and _names_none(data, targets):
+        raise LoadError(
+            f"Partial update needs the columns it updates named: the source's columns ({', '.join(data)}) are none of "
+            f"the table's ({', '.join(t.name for t in targets)}); name them (SELECT 1 AS k, ...) or give a columns mapping"
+        )
 
 
 def check_no_column_lost(

@@ -69,3 +69,12 @@ def test_a_positional_source_of_the_wrong_width_is_refused(spark, table):
         "there are 2 of them, not 3 (k, v, s); name them like the table's columns (SELECT x AS k, ...) or give one "
         "per table column, in table order"
     )
+
+
+def test_a_partial_update_must_name_its_columns(spark, table):
+    with pytest.raises(LoadError) as raised:
+        doris.load(spark, table=table, query="SELECT 1, 'b'", partial_columns=True)
+    assert str(raised.value) == (
+        "Partial update needs the columns it updates named: the source's columns (1, b) are none of the table's "
+        "(k, v, s); name them (SELECT 1 AS k, ...) or give a columns mapping"
+    )

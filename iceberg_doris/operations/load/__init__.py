@@ -23,7 +23,7 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.faults import crash_point
-from iceberg_doris.loading import check_no_column_lost, loaded_columns, parse_column_mapping, prepare_rows, read_source
+from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.operations.load.checks import (
     check_keys_supplied,
@@ -74,6 +74,8 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     check_sequence_named(handle, request)
     model = handle.model
     targets = [target_column(c) for c in model.loadable_columns]
+    if mapping is None and request.partial_columns:
+        check_partial_names(frame, targets)
     if mapping is None and not request.partial_columns:
         used_by = [text for text in (request.where, request.delete_on, request.sequence_col, delete_sign) if text]
         check_no_column_lost(frame, targets, loaded_columns(frame, targets, None), used_by)
