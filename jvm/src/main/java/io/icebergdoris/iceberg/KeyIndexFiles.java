@@ -1,10 +1,14 @@
 package io.icebergdoris.iceberg;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32C;
@@ -236,23 +240,25 @@ final class KeyIndexFiles {
       live.add(dataFileHash(row.getString(0), row.getLong(1), row.getLong(2)));
     }
     String prefix = folder(table.location()) + "/";
-    long removed = 0;
-    Iterable<FileInfo> files;
+    List<String> orphans = new ArrayList<>();
     try {
-      files = ((SupportsPrefixOperations) io).listPrefix(prefix);
-    } catch (RuntimeException missingFolder) {
-      return 0; // no entry was ever written
-    }
-    for (FileInfo file : files) {
-      String name = file.location().substring(file.location().lastIndexOf('/') + 1);
-      int dash = name.indexOf('-');
-      String hash = dash > 0 ? name.substring(0, dash) : name;
-      if (!live.contains(hash)) {
-        io.deleteFile(file.location());
-        removed++;
+      for (FileInfo file : ((SupportsPrefixOperations) io).listPrefix(prefix)) {
+        String name = file.location().substring(file.location().lastIndexOf('/') + 1);
+        int dash = name.indexOf('-');
+        if (!live.contains(dash > 0 ? name.substring(0, dash) : name)) {
+          orphans.add(file.location());
+        }
       }
+    } catch (UncheckedIOException e) {
+      if (e.getCause() instanceof FileNotFoundException) {
+        return 0; // no entry was ever written (listing a missing folder fails only once iterated)
+      }
+      throw e;
     }
-    return removed;
+    for (String orphan : orphans) {
+      io.deleteFile(orphan);
+    }
+    return orphans.size();
   }
 
   private static String stripSlash(String location) {
