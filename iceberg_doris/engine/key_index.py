@@ -1,19 +1,30 @@
 """The primary-key index of unique-key loads: per data file, its keys sorted with their row
-positions (``io.icebergdoris.iceberg.KeyIndex`` in Spark's JVM).
+positions and, on tables with a sequence column, each row's sequence value
+(``io.icebergdoris.iceberg.KeyIndex`` in Spark's JVM).
 
-A load probes its batch's keys into the index of each candidate data file instead of scanning the
-table's key column and joining it. Entries are derived data, built from a file the first time a
-probe needs it and kept in the memory of the executor that built it (least recently used first
-out beyond ``spark.doris.keyIndex.maxRows`` rows per executor). Data files never change, so an
-entry can never be stale; its positions are physical (deleted rows included) and a probe drops
-those the file's delete files mark in the looked-up snapshot. A file written by any engine is covered;
-a file with a NULL key is not, and the load falls back to scanning.
+A load probes its batch's keys into the index entry of each candidate data file instead of
+scanning the table's key columns and joining them. Any key is covered: one column or several
+(INT/BIGINT/..., DATE, DATETIME, CHAR/VARCHAR/STRING, DECIMAL and LARGEINT, BOOLEAN), each
+encoded order-preservingly and concatenated, as Doris encodes its keys (``KeyCodec``); one
+integer-like column is compared as a plain long.
+
+Entries are derived data, one immutable Parquet file per data file under
+``<table location>/_doris_key_index/`` (``KeyIndexFiles``: sorted rows of key bytes, position and
+sequence value, named by a hash of the data file's location, size and record count and of the key
+layout). A probe uses the copy in its executor's memory, else reads the stored file, else builds
+the entry from the data file and stores it. Data files never change, so an entry can never be
+stale; its positions are physical (deleted rows included) and a probe drops those the file's delete
+files mark in the looked-up snapshot. A stored entry that fails its checks (checksum, row count,
+order, positions) is rebuilt, with a warning. A file written by any engine is covered; a file with
+a NULL key is not, and the load falls back to scanning.
 
 Settings (Spark conf, read at each load):
 
 * ``spark.doris.keyIndex.enabled`` (default ``true``): ``false`` always scans.
+* ``spark.doris.keyIndex.persist`` (default ``true``): ``false`` keeps entries in executor memory
+  only (neither read nor written as files).
 * ``spark.doris.keyIndex.maxRows`` (default 50,000,000): cached keys per executor JVM, ~12 bytes
-  each.
+  each (longer encoded keys count as several).
 """
 
 from __future__ import annotations
@@ -21,7 +32,7 @@ from __future__ import annotations
 import logging
 import struct
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap64
 
@@ -32,9 +43,13 @@ if TYPE_CHECKING:
 
 ENABLED_CONF = "spark.doris.keyIndex.enabled"
 MAX_ROWS_CONF = "spark.doris.keyIndex.maxRows"
+PERSIST_CONF = "spark.doris.keyIndex.persist"
 DEFAULT_MAX_ROWS = 50_000_000
-# Doris key types whose Iceberg type is int or long: what the index stores.
-INDEXABLE_SPARK_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})
+# Spark types of key columns the index encodes (``KeyCodec``): integers, dates and timestamps,
+# strings, decimals (LARGEINT is DECIMAL(38,0)) and booleans.
+INDEXABLE_SPARK_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "date", "timestamp", "timestamp_ntz", "string", "boolean"})
+# Sequence columns the index keeps the values of: what Doris allows (integers, DATE, DATETIME).
+SEQUENCE_SPARK_TYPES = frozenset({"tinyint", "smallint", "int", "bigint", "date", "timestamp", "timestamp_ntz"})
 
 
 log = logging.getLogger(__name__)
@@ -42,6 +57,16 @@ log = logging.getLogger(__name__)
 
 def enabled(spark: "SparkSession") -> bool:
     return str(spark.conf.get(ENABLED_CONF, "true")).strip().lower() != "false"
+
+
+def persist(spark: "SparkSession") -> bool:
+    return str(spark.conf.get(PERSIST_CONF, "true")).strip().lower() != "false"
+
+
+def indexable_type(spark_type: str) -> bool:
+    """Whether the index encodes a key column of this Spark type (``varchar(10)``, ``decimal(9,2)``, ...)."""
+    name = spark_type.strip().lower()
+    return name in INDEXABLE_SPARK_TYPES or name.startswith(("varchar(", "char(", "decimal("))
 
 
 def max_rows(spark: "SparkSession") -> int:
@@ -65,27 +90,30 @@ class BatchKeys:
         return int(self.java.count())
 
     @property
-    def low(self) -> int:
-        return int(self.java.min())
-
-    @property
-    def high(self) -> int:
-        return int(self.java.max())
-
-    @property
     def has_duplicates(self) -> bool:
         """Whether some key occurs more than once: a probe needs one row per key."""
         return bool(self.java.hasDuplicates())
 
-    def values(self) -> list[int]:
-        joined = str(self.java.joined())
-        return [int(v) for v in joined.split(",")] if joined else []
+    def first_column_values(self) -> list[Any]:
+        """The first key column's values (dates and timestamps as ISO text)."""
+        return list(self.java.firstColumnValues())
+
+    def first_column_range(self) -> list[Any]:
+        """[smallest, largest] of the first key column, or [] for no keys."""
+        return list(self.java.firstColumnRange())
 
 
-def collect_batch_keys(iceberg: IcebergJava, keys_and_deletes: "DataFrame") -> BatchKeys:
-    """The batch's keys (first column, integral) with their delete flags (second column): one
-    Spark job, the keys go to the driver's JVM only."""
-    return BatchKeys(iceberg.helpers.KeyIndex.batchKeys(keys_and_deletes._jdf))
+def collect_batch_keys(
+    iceberg: IcebergJava, table: JavaObject, rows: "DataFrame", key_columns: list[str], sequence_column: str | None
+) -> BatchKeys:
+    """The batch's keys (the first ``len(key_columns)`` columns of ``rows``), delete flags (the next
+    column) and, with ``sequence_column``, sequence values (the one after): one Spark job, the keys
+    go to the driver's JVM only."""
+    return BatchKeys(iceberg.helpers.KeyIndex.batchKeys(rows._jdf, table, _joined(key_columns), sequence_column or ""))
+
+
+def _joined(names: list[str]) -> str:
+    return "\n".join(names)
 
 
 @dataclass(frozen=True)
@@ -95,26 +123,54 @@ class IndexHits:
     upserts: dict[str, BitMap64]
     deletes: dict[str, BitMap64]
     probed_files: int
-    built_files: int  # entries built for this probe (the rest came from executor caches)
+    built_files: int  # entries built from their data file for this probe
+    read_files: int  # entries read from their stored files (the rest came from executor caches)
     unindexable: tuple[str, ...]  # files the index cannot cover (a NULL key)
+    problems: tuple[str, ...]  # stored entries rejected or not written, one line each
+    java: JavaObject  # the lookup: sequence tables read their live rows and stored sequences from it
+
+    def describe(self) -> str:
+        """The snapshot summary's ``doris.key-index``: how the keys were found."""
+        text = f"probed {self.probed_files} files, built {self.built_files}"
+        return text + (f", read {self.read_files}" if self.read_files else "")
+
+    def live_rows(self, spark: "SparkSession") -> "DataFrame":
+        """Sequence tables: the batch keys' live rows (key columns, ``_file``, ``_pos``)."""
+        from pyspark.sql import DataFrame
+
+        return DataFrame(self.java.liveRows(), spark)
+
+    def stored_sequences(self, spark: "SparkSession", column: str) -> "DataFrame":
+        """Sequence tables: per batch key, the largest stored sequence value (key columns, ``column``)."""
+        from pyspark.sql import DataFrame
+
+        return DataFrame(self.java.storedSequences(column), spark)
 
 
-def probe(iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_column: str, keys: BatchKeys) -> IndexHits:
+def probe(
+    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys
+) -> IndexHits:
     """Probes ``keys`` into the index entries of the data files of ``plan`` (a LiveFiles); the
     positions found are live in the planned snapshot (its delete files applied on the executors)."""
     spark = iceberg.spark
-    lookup = iceberg.helpers.KeyIndex.lookup(spark._jsparkSession, table, plan, key_column, keys.java, max_rows(spark))
+    lookup = iceberg.helpers.KeyIndex.lookup(
+        spark._jsparkSession, table, plan, _joined(key_columns), sequence_column or "", keys.java, max_rows(spark), persist(spark)
+    )
     locations = split_locations(str(lookup.locationsWithHits()))
     bitmaps = _bitmaps(bytes(lookup.positionsOfHits()), 2 * len(locations))
     upserts = dict(zip(locations, bitmaps[0::2]))
     deletes = dict(zip(locations, bitmaps[1::2]))
+    problems = tuple(split_locations(str(lookup.problems())))
+    for problem in problems:
+        log.warning("key index: %s", problem)
     return IndexHits(
-        upserts, deletes, int(lookup.probedFiles()), int(lookup.builtFiles()), tuple(split_locations(str(lookup.unindexable())))
+        upserts, deletes, int(lookup.probedFiles()), int(lookup.builtFiles()), int(lookup.readFiles()),
+        tuple(split_locations(str(lookup.unindexable()))), problems, lookup,
     )
 
 
 def probe_or_none(
-    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_column: str, keys: BatchKeys
+    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys
 ) -> IndexHits | None:
     """:func:`probe`, or None when the probe fails in the JVM: the index is an accelerator, so the
     caller looks its keys up another way."""
@@ -123,7 +179,7 @@ def probe_or_none(
     from iceberg_doris.engine.iceberg_java import java_message
 
     try:
-        return probe(iceberg, table, plan, key_column, keys)
+        return probe(iceberg, table, plan, key_columns, sequence_column, keys)
     except Py4JJavaError as error:
         log.warning("key index lookup failed (%s); scanning the keys instead", java_message(error))
         return None
@@ -149,5 +205,11 @@ def cached_rows(iceberg: IcebergJava) -> int:
 
 
 def clear_cache(iceberg: IcebergJava) -> None:
-    """Forgets the key index entries of this (driver) JVM."""
+    """Forgets the key index entries of this (driver) JVM; their stored files stay."""
     iceberg.helpers.KeyIndex.clear()
+
+
+def remove_orphan_entries(iceberg: IcebergJava, table: JavaObject, table_sql: str) -> int:
+    """Deletes the stored entries of data files no snapshot of the table references any more."""
+    referenced = iceberg.spark.sql(f"SELECT file_path, file_size_in_bytes, record_count FROM {table_sql}.all_data_files")
+    return int(iceberg.helpers.KeyIndex.removeOrphanEntries(table, referenced._jdf))

@@ -127,8 +127,8 @@ def resolved_batch(
     iceberg, table = handle.iceberg, handle.table
     indexable = ref_head(table, branch) is not None and index_possible(iceberg, table, shape)
     if indexable:
-        keys = collect_index_keys(iceberg, accepted, shape)
+        keys = collect_index_keys(iceberg, table, accepted, shape)
         if not keys.java.has_duplicates:
             return accepted, keys, False
     batch = plan.resolve_batch(accepted, shape).cache()
-    return batch, (collect_index_keys(iceberg, batch, shape) if indexable else None), True
+    return batch, (collect_index_keys(iceberg, table, batch, shape) if indexable else None), True

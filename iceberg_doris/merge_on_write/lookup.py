@@ -1,9 +1,12 @@
 """Looking up a merge-on-write load's keys among the table's live rows, at one snapshot.
 
-Two ways find the rows a batch replaces: the primary-key index (unique keys, one integer key
-column, no sequence column, v3: per-file sorted keys probed on the executors, see
-:mod:`iceberg_doris.engine.key_index`) and the scan (every other case: the candidate files' key
-columns joined with the batch, pruned by the batch's keys). Either way the result is a
+Two ways find the rows a batch replaces: the primary-key index (unique keys of any indexable
+type, one column or several, with or without a sequence column, full-row loads, v3: per-file
+sorted keys probed on the executors, see :mod:`iceberg_doris.engine.key_index`) and the scan
+(every other case, and the fallback when the index cannot decide: the candidate files' key columns
+joined with the batch, pruned by the batch's keys). On a sequence table the index finds each key's
+live rows and largest stored sequence value, and the scan's decision (:func:`plan.decide`) runs on
+them. Either way the result is a
 :class:`Lookup`: the new rows staged as data files, and per data file the positions to delete.
 Nothing here commits; :mod:`iceberg_doris.merge_on_write.commit` does.
 """
@@ -107,15 +110,26 @@ def look_up(
     plan_filter = iceberg_expression(iceberg, both(touched, indexed.key_range)) if indexed is not None else row_filter
     data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=plan_filter) if snapshot_id else ({}, {})
     lookup = None
+    fallback = None
     if indexed is not None:
-        lookup = lookup_with_index(iceberg, table, data_files, indexed, shape)
+        found = lookup_with_index(iceberg, table, data_files, indexed, shape)
+        lookup, fallback = (found, None) if isinstance(found, IndexedLookup) else (None, found)
+    elif snapshot_id is not None and key_index.enabled(iceberg.spark):
+        fallback = index_not_applicable(table, shape)
     summary = summary | {snapshot_summary.LOOKUPS: str(lookups)}
-    if lookup is not None:
+    if fallback is not None:
+        summary |= {snapshot_summary.KEY_INDEX: f"scan: {fallback}"}
+    tombstone_files: list[JavaObject] = []
+    if lookup is not None and lookup.sequence_rows is None:
         marks = lookup.marks
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
         if upserts is None:
             upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape), table=table)
-        tombstone_files: list[JavaObject] = []
+    elif lookup is not None:
+        summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
+        live, stored = lookup.sequence_rows
+        marks, staged, tombstone_files = _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=upserts is None)
+        upserts = staged if upserts is None else upserts
     else:
         marks, staged, tombstone_files = _scan_lookup(
             handle, table, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
@@ -161,6 +175,22 @@ def _scan_lookup(
         if shape.sequence_column and data_files:
             physical = spark.read.parquet(*data_files.keys())
             stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=broadcast_keys)
+    return _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=stage_upserts)
+
+
+def _decide_and_stage(
+    handle: KeyedTable,
+    table: JavaObject,
+    batch: "DataFrame",
+    shape: plan.KeyedLoadShape,
+    live: "DataFrame",
+    stored: "DataFrame | None",
+    *,
+    stage_upserts: bool,
+) -> tuple[plan.ReplacedPositions, list[JavaObject], list[JavaObject]]:
+    """Which versions win (:func:`plan.decide`) given the batch keys' live rows and stored sequence
+    values, found by the scan or by the index; stages the new rows and tombstones."""
+    iceberg = handle.iceberg
     decided = plan.decide(batch, live, stored, shape).cache()
     try:
         if shape.partial:
@@ -188,22 +218,41 @@ class IndexedKeys:
 class IndexedLookup:
     marks: plan.ReplacedPositions
     hits: key_index.IndexHits
+    # Sequence tables: (live rows, stored sequence values) for plan.decide; None otherwise.
+    sequence_rows: "tuple[DataFrame, DataFrame] | None" = None
 
     def describe(self) -> str:
         """The snapshot summary's ``doris.key-index``: how the keys were found."""
-        return f"probed {self.hits.probed_files} files, built {self.hits.built_files}"
+        return self.hits.describe()
 
 
 def index_applies(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) -> bool:
-    """Whether the key index can decide this load: a unique-key, full-row load without a sequence
-    column (what wins then depends only on whether a key exists), on one integer key column, into
-    a v3 table."""
+    """Whether the key index can decide this load: see :func:`index_not_applicable`."""
+    return index_not_applicable(iceberg_table, shape) is None
+
+
+def index_not_applicable(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) -> str | None:
+    """Why the key index cannot decide this load, or None if it can: a unique-key, full-row load
+    into a v3 table, whose key columns the index encodes; with a sequence column, one of a type the
+    index keeps, when deciding needs no stored value besides the sequence (no NOT NULL value column
+    for a tombstone to copy, the sequence column supplied)."""
     model = shape.model
-    if model.keys_model is not KeysModel.UNIQUE or shape.sequence_column or shape.partial or len(shape.keys) != 1:
-        return False
-    if model.column(shape.keys[0]).spark_type.lower() not in key_index.INDEXABLE_SPARK_TYPES:
-        return False
-    return format_version(iceberg_table) >= 3
+    if model.keys_model is not KeysModel.UNIQUE:
+        return f"{model.keys_model.name.lower()} key table"
+    if shape.partial:
+        return "partial-column update"
+    for key in shape.keys:
+        if not key_index.indexable_type(model.column(key).spark_type):
+            return f"key column {key} of type {model.column(key).spark_type}"
+    if shape.sequence_column:
+        spark_type = model.column(shape.sequence_column).spark_type
+        if spark_type.lower() not in key_index.SEQUENCE_SPARK_TYPES:
+            return f"sequence column of type {spark_type}"
+        if plan.live_columns_needed(shape):
+            return "the decision needs stored values besides the sequence"
+    if format_version(iceberg_table) < 3:
+        return "format version 2"
+    return None
 
 
 def index_possible(iceberg: "IcebergJava", table: JavaObject, shape: plan.KeyedLoadShape) -> bool:
@@ -211,17 +260,42 @@ def index_possible(iceberg: "IcebergJava", table: JavaObject, shape: plan.KeyedL
     return key_index.enabled(iceberg.spark) and index_applies(table, shape)
 
 
-def collect_index_keys(iceberg: "IcebergJava", rows: "DataFrame", shape: plan.KeyedLoadShape) -> IndexedKeys:
-    """The keys of ``rows`` (with their delete flags) collected for the key index: one Spark job."""
+def collect_index_keys(iceberg: "IcebergJava", table: JavaObject, rows: "DataFrame", shape: plan.KeyedLoadShape) -> IndexedKeys:
+    """The keys of ``rows`` (with their delete flags and sequence values) collected for the key
+    index: one Spark job."""
     from pyspark.sql import functions as F
 
-    name = shape.keys[0]
-    java = key_index.collect_batch_keys(iceberg, rows.select(F.col(f"`{name}`").cast("long"), F.col(plan.DELETE)))
+    columns = [F.col(plan._q(k)) for k in shape.keys] + [F.col(plan.DELETE)]
+    sequence = shape.sequence_column
+    if sequence:
+        columns.append(F.col(plan.SEQUENCE).cast(shape.model.column(sequence).spark_type))
+    java = key_index.collect_batch_keys(iceberg, table, rows.select(*columns), list(shape.keys), sequence)
     count = java.count
-    key_range = _first_key_filter(shape, None, java.low, java.high) if count else TRUE
+    bounds = [_first_key_value(shape, v) for v in java.first_column_range()] if count else []
+    key_range = _first_key_filter(shape, None, bounds[0], bounds[1]) if bounds and None not in bounds else TRUE
     if count <= KEY_LIST_LIMIT:
-        return IndexedKeys(BatchKeys(_first_key_filter(shape, java.values()), True), java, key_range)
+        values = [_first_key_value(shape, v) for v in java.first_column_values()]
+        predicate = _first_key_filter(shape, values) if None not in values else key_range
+        return IndexedKeys(BatchKeys(predicate, True), java, key_range)
     return IndexedKeys(BatchKeys(key_range, count <= BROADCAST_KEY_LIMIT), java, key_range)
+
+
+def _first_key_value(shape: plan.KeyedLoadShape, value: Any) -> Any:
+    """A first-key value from the JVM as the pruning filter takes it: dates and timestamps come
+    as ISO text; None when it cannot be read back (then the filter is weaker, never wrong)."""
+    import datetime as dt
+
+    if not isinstance(value, str):
+        return value
+    spark_type = shape.model.column(shape.keys[0]).spark_type.lower()
+    try:
+        if spark_type == "date":
+            return dt.date.fromisoformat(value)
+        if spark_type in ("timestamp", "timestamp_ntz"):
+            return dt.datetime.fromisoformat(value) if spark_type == "timestamp_ntz" else None
+    except ValueError:
+        return None
+    return value
 
 
 def lookup_with_index(
@@ -230,19 +304,25 @@ def lookup_with_index(
     data_files: Mapping[str, JavaObject],
     indexed: IndexedKeys,
     shape: plan.KeyedLoadShape,
-) -> IndexedLookup | None:
+) -> "IndexedLookup | str":
     """The live positions the batch replaces, found by probing the key index of the candidate
-    files; None (scan instead) if a file has equality deletes or a NULL key, or the probe fails:
-    the index is an accelerator, never needed for correctness."""
+    files; or why not (scan instead): a file has equality deletes or a NULL key, or the probe fails:
+    the index is an accelerator, never needed for correctness. On a sequence table the result
+    carries each key's live rows and largest stored sequence value, for :func:`plan.decide`."""
     planned = getattr(data_files, "plan", None)
     if planned is None or planned.hasEqualityDeletes():
-        return None
-    hits = key_index.probe_or_none(iceberg, table, planned, shape.keys[0], indexed.java)
+        log.info("key index: the planned files have equality deletes; scanning the keys instead")
+        return "equality deletes"
+    hits = key_index.probe_or_none(iceberg, table, planned, list(shape.keys), shape.sequence_column, indexed.java)
     if hits is None:
-        return None
+        return "the probe failed"
     if hits.unindexable:
         log.info("key index: %d file(s) hold NULL keys; scanning the keys instead", len(hits.unindexable))
-        return None
+        return f"{len(hits.unindexable)} file(s) hold NULL keys"
+    if shape.sequence_column:
+        spark = iceberg.spark
+        sequence_rows = (hits.live_rows(spark), hits.stored_sequences(spark, plan.MAX_SEQUENCE))
+        return IndexedLookup(plan.ReplacedPositions({}, 0, any_delete_wins=False), hits, sequence_rows)
     by_file = {location: hits.upserts[location] | hits.deletes[location] for location in hits.upserts}
     deleted_rows = sum(len(positions) for positions in hits.deletes.values())
     return IndexedLookup(plan.ReplacedPositions(by_file, deleted_rows, any_delete_wins=False), hits)

@@ -4,7 +4,9 @@ Dropped temp partitions, replaced partitions, overwritten rows and unpublished s
 files that time travel may still need. Once snapshots older than ``older_than`` are expired (the
 newest ``retain_last`` kept), their files and any orphan files under the table's location are
 deleted. It wraps Iceberg's own actions; ``older_than`` defaults to 24 hours ago because removing
-younger orphans can delete the files of a write that is still running.
+younger orphans can delete the files of a write that is still running. Stored primary-key index
+entries (``_doris_key_index/``, which Iceberg's orphan removal skips) of data files no remaining
+snapshot references go too, counted with the orphan files.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
+import dataclasses
+
+from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.maintenance import CleanupCounts, expire_and_remove_orphans
 from iceberg_doris.operations.requests import CleanupRequest
@@ -27,6 +32,9 @@ def cleanup(spark: "SparkSession", table: str, request: CleanupRequest) -> Clean
     the files nothing references any more."""
     iceberg = IcebergJava(spark)
     cutoff = request.older_than if request.older_than is not None else dt.datetime.now() - DEFAULT_AGE
-    return expire_and_remove_orphans(
-        iceberg, iceberg.name(table), cutoff_ms=int(cutoff.timestamp() * 1000), retain_last=int(request.retain_last)
+    name = iceberg.name(table)
+    counts = expire_and_remove_orphans(
+        iceberg, name, cutoff_ms=int(cutoff.timestamp() * 1000), retain_last=int(request.retain_last)
     )
+    entries = key_index.remove_orphan_entries(iceberg, iceberg.load_table(name), name.sql)
+    return dataclasses.replace(counts, deleted_orphan_files=counts.deleted_orphan_files + entries)

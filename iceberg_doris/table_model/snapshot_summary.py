@@ -18,6 +18,6 @@ ALL_PARTITIONS = "*all*"
 PARTITIONS = "doris.partitions"  # the partitions a partition operation changed
 TEMP_PARTITIONS = "doris.temp-partitions"  # the temp partitions a swap/replace moved
 LOOKUPS = "doris.lookups"  # how many times a keyed load looked its keys up (2: the table changed)
-KEY_INDEX = "doris.key-index"  # "probed N files, built M" (absent: the keys were found by a scan)
+KEY_INDEX = "doris.key-index"  # "probed N files, built M[, read K]", or "scan: <why>" (absent: index off or nothing to look up)
 DROPPED_PARTITION = "doris.dropped-partition"  # a dropped formal partition's definition (JSON), for recover
 RECOVERED_FROM = "doris.recovered-from"  # the drop snapshot a recover_partition brought back

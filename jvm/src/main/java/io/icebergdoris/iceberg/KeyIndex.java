@@ -5,120 +5,178 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.spark.data.SparkParquetReaders;
-import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.Function;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A primary-key index for unique-key loads, in the spirit of Doris's per-segment primary key
- * index: for each data file, its keys sorted with their row positions and their min/max. A load
- * probes the batch's keys into the index of every candidate file (binary search, files whose
- * range misses the batch skipped) instead of scanning and joining the table's key column.
+ * index: for each data file, its keys (any key: one column or several, encoded by {@link
+ * KeyCodec}) sorted with their row positions and, on tables with a sequence column, each row's
+ * sequence value. A load probes the batch's keys into the entry of every candidate file (files
+ * whose key range misses the batch skipped, then a binary search per key) instead of scanning and
+ * joining the table's key columns.
  *
- * <p>The index is derived data: an entry is built from the file itself (its key column, read by
- * Iceberg field id) the first time a probe needs it, and kept in the memory of the JVM that built
- * it (the executor), least recently used first out beyond a row budget. Data files never change,
- * so an entry keyed by file location can never be stale; its positions are physical (deleted rows
+ * <p>An entry is derived data. The first probe that needs it reads it from its file under the
+ * table's location ({@link KeyIndexFiles}), or builds it from the data file (its key columns,
+ * read by Iceberg field id) and writes that file; either way it is then kept in the memory of the
+ * JVM that probed (the executor), least recently used first out beyond a row budget. Data files
+ * never change, so an entry can never be stale; its positions are physical (deleted rows
  * included), and each probe drops those the file's delete files of the looked-up snapshot mark.
  */
 public final class KeyIndex {
+  private static final Logger LOG = LoggerFactory.getLogger(KeyIndex.class);
 
-  /** Keys of one batch, sorted, with whether each one is a delete; built on the driver. */
+  /** Where a probed file's entry came from. */
+  enum Source {
+    CACHED,
+    READ,
+    BUILT
+  }
+
+  /** Keys of one batch, sorted, with whether each one is a delete and its sequence value; built on the driver. */
   public static final class BatchKeys implements Serializable {
-    private static final long serialVersionUID = 1L;
-    final long[] keys;
+    private static final long serialVersionUID = 2L;
+    final long[] longs; // the fast path; else null
+    final byte[][] bytes; // encoded keys; else null
     final int[] deletes;
+    final long[] sequences; // null unless the table has a sequence column
+    final boolean[] nullSequences;
+    // Driver only: the keys as Spark values (sorted like the keys), to hand rows back to Spark.
+    final transient List<Row> rows;
+    final transient StructType keyType;
 
-    BatchKeys(long[] keys, int[] deletes) {
-      this.keys = keys;
+    BatchKeys(long[] longs, byte[][] bytes, int[] deletes, long[] sequences, boolean[] nullSequences, List<Row> rows, StructType keyType) {
+      this.longs = longs;
+      this.bytes = bytes;
       this.deletes = deletes;
+      this.sequences = sequences;
+      this.nullSequences = nullSequences;
+      this.rows = rows;
+      this.keyType = keyType;
     }
 
     public int count() {
-      return keys.length;
-    }
-
-    public long min() {
-      return keys[0];
-    }
-
-    public long max() {
-      return keys[keys.length - 1];
+      return deletes.length;
     }
 
     /** Whether some key occurs more than once (the batch was collected before de-duplication). */
     public boolean hasDuplicates() {
-      for (int i = 1; i < keys.length; i++) {
-        if (keys[i] == keys[i - 1]) {
+      for (int i = 1; i < count(); i++) {
+        if (compare(i - 1, i) == 0) {
           return true;
         }
       }
       return false;
     }
 
-    /** The keys as decimal strings joined by commas (for a short IN list). */
-    public String joined() {
-      StringBuilder text = new StringBuilder();
-      for (int i = 0; i < keys.length; i++) {
-        if (i > 0) {
-          text.append(',');
-        }
-        text.append(keys[i]);
+    int compare(int a, int b) {
+      return longs != null ? Long.compare(longs[a], longs[b]) : Arrays.compareUnsigned(bytes[a], bytes[b]);
+    }
+
+    /**
+     * The first key column's values, in key order (repeats possible), for the file-pruning filter:
+     * numbers, strings, booleans and decimals as they are; dates and timestamps as ISO text.
+     */
+    public List<Object> firstColumnValues() {
+      List<Object> values = new ArrayList<>(rows.size());
+      for (Row row : rows) {
+        values.add(pythonValue(row.get(0)));
       }
-      return text.toString();
+      return values;
+    }
+
+    /** The first key column's smallest and largest value (keys sort by their first column first). */
+    public List<Object> firstColumnRange() {
+      List<Object> range = new ArrayList<>();
+      if (!rows.isEmpty()) {
+        range.add(pythonValue(rows.get(0).get(0)));
+        range.add(pythonValue(rows.get(rows.size() - 1).get(0)));
+      }
+      return range;
+    }
+
+    private static Object pythonValue(Object value) {
+      if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigDecimal) {
+        return value;
+      }
+      return String.valueOf(value);
     }
   }
 
   /** What probing one data file found. */
   public static final class FileHits implements Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     final String location;
     final boolean indexable; // false: a NULL key in the file (written by another engine)
-    final boolean built; // the entry was built for this probe (not in the executor's cache)
-    final long hitCount; // positions in upserts and deletes together
+    final Source source;
+    final String rejected; // why a stored entry was not used (corrupt, unreadable), or null
+    final String unwritten; // why a built entry could not be stored, or null
+    final long hitCount; // positions in upserts and deletes together, or sequence hits
     final byte[] upserts; // live positions of keys the batch upserts (portable 64-bit Roaring)
     final byte[] deletes; // live positions of keys the batch deletes (portable 64-bit Roaring)
+    // Tables with a sequence column: per batch key found in the file, the largest stored sequence
+    // value over every physical row (deleted ones too), and the live rows of each batch key.
+    final int[] storedKeys;
+    final long[] storedSequences;
+    final int[] liveKeys;
+    final long[] livePositions;
 
-    FileHits(String location, boolean indexable, boolean built, Positions upserts, Positions deletes) {
+    FileHits(String location, boolean indexable, Source source, String rejected, String unwritten, Positions upserts, Positions deletes,
+        int[] storedKeys, long[] storedSequences, int[] liveKeys, long[] livePositions) {
       this.location = location;
       this.indexable = indexable;
-      this.built = built;
-      this.hitCount = upserts.values.getLongCardinality() + deletes.values.getLongCardinality();
+      this.source = source;
+      this.rejected = rejected;
+      this.unwritten = unwritten;
       this.upserts = upserts.portableRoaring();
       this.deletes = deletes.portableRoaring();
+      this.storedKeys = storedKeys;
+      this.storedSequences = storedSequences;
+      this.liveKeys = liveKeys;
+      this.livePositions = livePositions;
+      this.hitCount = upserts.values.getLongCardinality() + deletes.values.getLongCardinality() + storedKeys.length + liveKeys.length;
     }
   }
 
   /** The result of one lookup, read from Python. */
   public static final class Lookup {
     private final Map<String, FileHits> hits = new LinkedHashMap<>();
+    private final SparkSession spark;
+    private final BatchKeys batch;
+    private final Types.NestedField sequence;
 
-    Lookup(List<FileHits> probed) {
+    Lookup(List<FileHits> probed, SparkSession spark, BatchKeys batch, Types.NestedField sequence) {
       for (FileHits file : probed) {
         hits.put(file.location, file);
       }
+      this.spark = spark;
+      this.batch = batch;
+      this.sequence = sequence;
     }
 
     /** Locations of probed files that hold some key of the batch. */
@@ -143,16 +201,38 @@ public final class KeyIndex {
       return String.join(LiveFiles.SEPARATOR, result);
     }
 
+    /** One line per stored entry that was rejected or could not be written: "location: reason". */
+    public String problems() {
+      List<String> result = new ArrayList<>();
+      for (FileHits file : hits.values()) {
+        if (file.rejected != null) {
+          result.add(file.location + ": stored entry rejected (" + file.rejected + "), rebuilt from the data file");
+        }
+        if (file.unwritten != null) {
+          result.add(file.location + ": entry not stored (" + file.unwritten + ")");
+        }
+      }
+      return String.join(LiveFiles.SEPARATOR, result);
+    }
+
     public int probedFiles() {
       return hits.size();
     }
 
     public int builtFiles() {
-      int built = 0;
+      return count(Source.BUILT);
+    }
+
+    public int readFiles() {
+      return count(Source.READ);
+    }
+
+    private int count(Source source) {
+      int result = 0;
       for (FileHits file : hits.values()) {
-        built += file.built ? 1 : 0;
+        result += file.source == source ? 1 : 0;
       }
-      return built;
+      return result;
     }
 
     /**
@@ -176,61 +256,214 @@ public final class KeyIndex {
       }
       return bytes.toByteArray();
     }
+
+    /** Sequence tables: the live rows of the batch's keys, as the scan finds them (keys, _file, _pos). */
+    public Dataset<Row> liveRows() {
+      List<Row> rows = new ArrayList<>();
+      for (FileHits file : hits.values()) {
+        for (int i = 0; i < file.liveKeys.length; i++) {
+          rows.add(withValues(batch.rows.get(file.liveKeys[i]), file.location, file.livePositions[i]));
+        }
+      }
+      StructType type = batch.keyType.add("_file", DataTypes.StringType, true).add("_pos", DataTypes.LongType, true);
+      return spark.createDataFrame(rows, type);
+    }
+
+    /**
+     * Sequence tables: per batch key, the largest sequence value over every stored version (keys,
+     * then the value as the sequence column's Spark type); keys without one are absent.
+     */
+    public Dataset<Row> storedSequences(String column) {
+      Map<Integer, Long> largest = new HashMap<>();
+      for (FileHits file : hits.values()) {
+        for (int i = 0; i < file.storedKeys.length; i++) {
+          largest.merge(file.storedKeys[i], file.storedSequences[i], Math::max);
+        }
+      }
+      List<Row> rows = new ArrayList<>(largest.size());
+      for (Map.Entry<Integer, Long> entry : largest.entrySet()) {
+        rows.add(withValues(batch.rows.get(entry.getKey()), sparkValue(entry.getValue())));
+      }
+      return spark.createDataFrame(rows, batch.keyType.add(column, sparkType(), true));
+    }
+
+    private org.apache.spark.sql.types.DataType sparkType() {
+      switch (sequence.type().typeId()) {
+        case INTEGER:
+          return DataTypes.IntegerType;
+        case DATE:
+          return DataTypes.DateType;
+        case TIMESTAMP:
+          return ((Types.TimestampType) sequence.type()).shouldAdjustToUTC() ? DataTypes.TimestampType : DataTypes.TimestampNTZType;
+        default:
+          return DataTypes.LongType;
+      }
+    }
+
+    private Object sparkValue(long value) {
+      switch (sequence.type().typeId()) {
+        case INTEGER:
+          return (int) value;
+        case DATE:
+          return org.apache.spark.sql.catalyst.util.DateTimeUtils.toJavaDate((int) value);
+        case TIMESTAMP:
+          return ((Types.TimestampType) sequence.type()).shouldAdjustToUTC()
+              ? org.apache.spark.sql.catalyst.util.DateTimeUtils.toJavaTimestamp(value)
+              : org.apache.spark.sql.catalyst.util.DateTimeUtils.microsToLocalDateTime(value);
+        default:
+          return value;
+      }
+    }
+
+    private static Row withValues(Row keys, Object... more) {
+      Object[] values = new Object[keys.length() + more.length];
+      for (int i = 0; i < keys.length(); i++) {
+        values[i] = keys.get(i);
+      }
+      System.arraycopy(more, 0, values, keys.length(), more.length);
+      return RowFactory.create(values);
+    }
   }
 
-  /** Sorted keys of one data file with their positions. */
-  static final class FileKeys {
-    final long[] keys;
-    final int[] positions;
+  /** How the probes of one lookup find, read, build and store entries. */
+  static final class Layout implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final KeyCodec codec;
+    final List<Types.NestedField> keys;
+    final Types.NestedField sequence; // null without a sequence column
+    final String layoutHash;
+    final boolean persist;
 
-    FileKeys(long[] keys, int[] positions) {
+    Layout(KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence, boolean persist) {
+      this.codec = codec;
       this.keys = keys;
-      this.positions = positions;
+      this.sequence = sequence;
+      this.layoutHash = KeyIndexFiles.layoutHash(codec, sequence);
+      this.persist = persist;
     }
   }
 
   private static final Object LOCK = new Object();
-  // Access-ordered: iteration starts at the least recently used entry.
-  private static final LinkedHashMap<String, FileKeys> CACHE = new LinkedHashMap<>(64, 0.75f, true);
+  // Access-ordered: iteration starts at the least recently used entry. Keyed by entry location
+  // (data file identity and key layout).
+  private static final LinkedHashMap<String, KeyIndexEntry> CACHE = new LinkedHashMap<>(64, 0.75f, true);
   private static long cachedRows = 0;
 
   private KeyIndex() {}
 
-  /**
-   * Collects the batch's keys (first column, any integral type) and delete flags (second
-   * column, boolean) into the driver JVM, sorted. A probe needs one row per key: a caller that
-   * collects rows not yet de-duplicated checks {@link BatchKeys#hasDuplicates()}.
-   */
-  public static BatchKeys batchKeys(Dataset<Row> batch) {
-    List<Row> rows = batch.collectAsList();
-    long[] keys = new long[rows.size()];
-    int[] deletes = new int[rows.size()];
-    for (int i = 0; i < keys.length; i++) {
-      Row row = rows.get(i);
-      keys[i] = ((Number) row.get(0)).longValue();
-      deletes[i] = !row.isNullAt(1) && row.getBoolean(1) ? 1 : 0;
+  static Layout layout(Table table, String joinedKeyColumns, String sequenceColumn, boolean persist) {
+    List<Types.NestedField> keys = new ArrayList<>();
+    for (String name : joinedKeyColumns.split(LiveFiles.SEPARATOR)) {
+      Types.NestedField field = table.schema().findField(name);
+      if (field == null) {
+        throw new IllegalArgumentException("no key column " + name);
+      }
+      keys.add(field);
     }
-    sort(keys, deletes);
-    return new BatchKeys(keys, deletes);
+    Types.NestedField sequence = null;
+    if (sequenceColumn != null && !sequenceColumn.isEmpty()) {
+      sequence = table.schema().findField(sequenceColumn);
+      KeyCodec.Kind kind = KeyCodec.kind(sequence.type());
+      if (kind != KeyCodec.Kind.INT && kind != KeyCodec.Kind.LONG) {
+        throw new IllegalArgumentException("The key index keeps integer, DATE or DATETIME sequence values, not " + sequence.type());
+      }
+    }
+    return new Layout(KeyCodec.of(keys), keys, sequence, persist);
   }
 
   /**
-   * Probes {@code batch} into the index of each data file in {@code joinedLocations}, one Spark
-   * task per group of files; entries missing in the executor that runs a task are built there.
+   * Collects the batch's keys (its first {@code n} columns, the table's key columns
+   * {@code joinedKeyColumns}, in that order), delete flags (column n, boolean) and, when
+   * {@code sequenceColumn} is given, sequence values (column n+1, the sequence column's type) into
+   * the driver JVM, sorted by key. A probe needs one row per key: a caller that collects rows not
+   * yet de-duplicated checks {@link BatchKeys#hasDuplicates()}. Rows with a NULL key match no
+   * stored row (as in the scan's join) and are left out.
+   */
+  public static BatchKeys batchKeys(Dataset<Row> batch, Table table, String joinedKeyColumns, String sequenceColumn) {
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, false);
+    KeyCodec codec = layout.codec;
+    int n = codec.columns();
+    StructType keyType = new StructType(Arrays.copyOf(batch.schema().fields(), n));
+    List<Row> collected = batch.collectAsList();
+    List<Row> rows = new ArrayList<>(collected.size());
+    for (Row row : collected) {
+      if (!codec.anyNull(row, 0)) {
+        rows.add(row);
+      }
+    }
+    int count = rows.size();
+    boolean fast = codec.singleLong();
+    long[] longs = fast ? new long[count] : null;
+    byte[][] bytes = fast ? null : new byte[count][];
+    for (int i = 0; i < count; i++) {
+      if (fast) {
+        longs[i] = codec.externalLong(rows.get(i).get(0));
+      } else {
+        bytes[i] = codec.encode(rows.get(i), 0);
+      }
+    }
+    int[] order = new int[count];
+    for (int i = 0; i < count; i++) {
+      order[i] = i;
+    }
+    long[] sortedLongs = fast ? longs.clone() : null;
+    byte[][] sortedBytes = fast ? null : new byte[count][];
+    if (fast) {
+      sort(sortedLongs, order); // primitive: no boxing for the common integer key
+    } else {
+      Integer[] boxed = new Integer[count];
+      for (int i = 0; i < count; i++) {
+        boxed[i] = i;
+      }
+      Arrays.sort(boxed, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b]));
+      for (int i = 0; i < count; i++) {
+        order[i] = boxed[i];
+      }
+    }
+    int[] deletes = new int[count];
+    long[] sequences = layout.sequence != null ? new long[count] : null;
+    boolean[] nullSequences = layout.sequence != null ? new boolean[count] : null;
+    List<Row> sortedRows = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      Row row = rows.get(order[i]);
+      if (!fast) {
+        sortedBytes[i] = bytes[order[i]];
+      }
+      deletes[i] = !row.isNullAt(n) && row.getBoolean(n) ? 1 : 0;
+      if (sequences != null) {
+        if (row.isNullAt(n + 1)) {
+          nullSequences[i] = true;
+        } else {
+          sequences[i] = codec.externalLong(row.get(n + 1));
+        }
+      }
+      Object[] keyValues = new Object[n];
+      for (int c = 0; c < n; c++) {
+        keyValues[c] = row.get(c);
+      }
+      sortedRows.add(RowFactory.create(keyValues));
+    }
+    return new BatchKeys(sortedLongs, sortedBytes, deletes, sequences, nullSequences, sortedRows, keyType);
+  }
+
+  /**
+   * Probes {@code batch} into the entry of each data file of {@code plan}, one Spark task per
+   * group of files; entries missing in the executor that runs a task are read from their files
+   * there, or built and (with {@code persist}) written.
    */
   public static Lookup lookup(
-      SparkSession spark, Table table, LiveFiles plan, String keyColumn, BatchKeys batch, long maxRows) {
+      SparkSession spark, Table table, LiveFiles plan, String joinedKeyColumns, String sequenceColumn, BatchKeys batch,
+      long maxRows, boolean persist) {
     List<FileToProbe> files = new ArrayList<>();
     for (DataFile file : plan.dataFiles()) {
-      files.add(new FileToProbe(file.location(), plan.deletes(file.location())));
+      files.add(new FileToProbe(file, plan.deletes(file.location())));
     }
-    if (files.isEmpty() || batch.keys.length == 0) {
-      return new Lookup(new ArrayList<>());
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, persist);
+    if (files.isEmpty() || batch.count() == 0) {
+      return new Lookup(new ArrayList<>(), spark, batch, layout.sequence);
     }
-    Schema keySchema = table.schema().select(keyColumn);
-    Type type = keySchema.columns().get(0).type();
-    if (type.typeId() != Type.TypeID.LONG && type.typeId() != Type.TypeID.INTEGER) {
-      throw new IllegalArgumentException("The key index covers integer keys only, not " + type);
+    if (layout.codec.singleLong() != (batch.longs != null)) {
+      throw new IllegalArgumentException("the batch's keys were collected for another key layout");
     }
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
@@ -238,8 +471,8 @@ public final class KeyIndex {
     try {
       int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
       List<FileHits> probed =
-          context.parallelize(files, slices).map(new Probe(serializable, keys, keySchema, maxRows)).collect();
-      return new Lookup(probed);
+          context.parallelize(files, slices).map(new Probe(serializable, keys, layout, maxRows)).collect();
+      return new Lookup(probed, spark, batch, layout.sequence);
     } finally {
       serializable.destroy();
       keys.destroy();
@@ -259,7 +492,7 @@ public final class KeyIndex {
     }
   }
 
-  /** Forgets every entry of this JVM. */
+  /** Forgets every entry of this JVM (its stored files stay). */
   public static void clear() {
     synchronized (LOCK) {
       CACHE.clear();
@@ -267,137 +500,210 @@ public final class KeyIndex {
     }
   }
 
+  /** Deletes {@code table}'s stored entries of data files not in {@code referenced}; see {@link KeyIndexFiles#removeOrphans}. */
+  public static long removeOrphanEntries(Table table, Dataset<Row> referenced) {
+    return KeyIndexFiles.removeOrphans(table, referenced);
+  }
+
+  /** The folder of {@code table}'s stored entries. */
+  public static String entryFolder(Table table) {
+    return KeyIndexFiles.folder(table.location());
+  }
+
   /** A data file to probe with the delete files that apply to it in the looked-up snapshot. */
   static final class FileToProbe implements Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     final String location;
+    final long sizeInBytes;
+    final long recordCount;
     final List<DeleteFile> deletes;
 
-    FileToProbe(String location, List<DeleteFile> deletes) {
-      this.location = location;
+    FileToProbe(DataFile file, List<DeleteFile> deletes) {
+      this.location = file.location();
+      this.sizeInBytes = file.fileSizeInBytes();
+      this.recordCount = file.recordCount();
       this.deletes = new ArrayList<>(deletes);
     }
   }
 
   private static final class Probe implements Function<FileToProbe, FileHits> {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private final Broadcast<Table> table;
     private final Broadcast<BatchKeys> batch;
-    private final Schema keySchema;
+    private final Layout layout;
     private final long maxRows;
 
-    Probe(Broadcast<Table> table, Broadcast<BatchKeys> batch, Schema keySchema, long maxRows) {
+    Probe(Broadcast<Table> table, Broadcast<BatchKeys> batch, Layout layout, long maxRows) {
       this.table = table;
       this.batch = batch;
-      this.keySchema = keySchema;
+      this.layout = layout;
       this.maxRows = maxRows;
     }
 
     @Override
     public FileHits call(FileToProbe file) {
-      String location = file.location;
-      FileKeys entry;
+      Table files = table.value();
+      String hash = KeyIndexFiles.dataFileHash(file.location, file.sizeInBytes, file.recordCount);
+      String entryLocation = KeyIndexFiles.entryLocation(files.location(), hash, layout.layoutHash);
+      KeyIndexEntry entry;
       synchronized (LOCK) {
-        entry = CACHE.get(location);
+        entry = CACHE.get(entryLocation);
       }
-      boolean built = entry == null;
-      if (built) {
-        entry = build(table.value(), location, keySchema);
-        if (entry == null) {
-          return new FileHits(location, false, true, new Positions(), new Positions());
+      Source source = Source.CACHED;
+      String rejected = null;
+      String unwritten = null;
+      if (entry == null && layout.persist) {
+        try {
+          if (KeyIndexFiles.exists(files.io(), entryLocation)) {
+            entry = KeyIndexFiles.read(files.io(), entryLocation, layout.codec, layout.sequence != null, file.recordCount);
+            source = Source.READ;
+          }
+        } catch (Exception e) {
+          rejected = e.getClass().getSimpleName() + ": " + e.getMessage();
+          LOG.warn("key index: the stored entry {} of {} is unusable ({}); rebuilding it from the data file", entryLocation, file.location, rejected);
+          entry = null;
         }
-        remember(location, entry, maxRows);
+      }
+      if (entry == null) {
+        entry = KeyIndexEntry.build(files.io(), file.location, layout.codec, layout.keys, layout.sequence);
+        if (entry == null) {
+          return new FileHits(file.location, false, Source.BUILT, rejected, null, new Positions(), new Positions(),
+              new int[0], new long[0], new int[0], new long[0]);
+        }
+        source = Source.BUILT;
+        if (layout.persist) {
+          try {
+            KeyIndexFiles.write(files.io(), entryLocation, entry, file.location);
+          } catch (Exception e) {
+            unwritten = e.getClass().getSimpleName() + ": " + e.getMessage();
+            LOG.warn("key index: could not store the entry of {} at {} ({})", file.location, entryLocation, unwritten);
+          }
+        }
+      }
+      if (source != Source.CACHED) {
+        remember(entryLocation, entry, maxRows);
       }
       PositionDeleteIndex deleted = null;
       if (!file.deletes.isEmpty()) {
         // The file's DV (or position delete files): the index holds physical rows, hits must be live.
-        Table files = table.value();
-        deleted = new BaseDeleteLoader(delete -> files.io().newInputFile(delete)).loadPositionDeletes(file.deletes, location);
+        deleted = new BaseDeleteLoader(delete -> files.io().newInputFile(delete)).loadPositionDeletes(file.deletes, file.location);
       }
-      return probe(location, entry, batch.value(), built, deleted);
+      return probe(file.location, entry, batch.value(), source, rejected, unwritten, deleted);
     }
   }
 
-  private static void remember(String location, FileKeys entry, long maxRows) {
+  private static void remember(String key, KeyIndexEntry entry, long maxRows) {
     synchronized (LOCK) {
-      if (CACHE.put(location, entry) == null) {
-        cachedRows += entry.keys.length;
+      KeyIndexEntry previous = CACHE.put(key, entry);
+      if (previous != null) {
+        cachedRows -= previous.weight();
       }
+      cachedRows += entry.weight();
       var oldest = CACHE.entrySet().iterator();
       while (cachedRows > maxRows && oldest.hasNext()) {
-        Map.Entry<String, FileKeys> evicted = oldest.next();
-        if (evicted.getKey().equals(location)) {
+        Map.Entry<String, KeyIndexEntry> evicted = oldest.next();
+        if (evicted.getKey().equals(key)) {
           continue; // the entry in use stays, even alone over the budget
         }
-        cachedRows -= evicted.getValue().keys.length;
+        cachedRows -= evicted.getValue().weight();
         oldest.remove();
       }
     }
   }
 
-  /** Reads the key column of one data file; null if some key is NULL. */
-  static FileKeys build(Table table, String location, Schema keySchema) {
-    boolean isLong = keySchema.columns().get(0).type().typeId() == Type.TypeID.LONG;
-    long[] keys = new long[1 << 16];
-    int count = 0;
-    boolean sorted = true;
-    try (CloseableIterable<InternalRow> rows =
-        Parquet.read(table.io().newInputFile(location))
-            .project(keySchema)
-            .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(keySchema, fileSchema))
-            .reuseContainers()
-            .build()) {
-      for (InternalRow row : rows) {
-        if (row.isNullAt(0)) {
-          return null;
-        }
-        long key = isLong ? row.getLong(0) : row.getInt(0);
-        if (count == keys.length) {
-          keys = Arrays.copyOf(keys, keys.length * 2);
-        }
-        if (count > 0 && key < keys[count - 1]) {
-          sorted = false;
-        }
-        keys[count++] = key;
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    keys = Arrays.copyOf(keys, count);
-    int[] positions = new int[count];
-    for (int i = 0; i < count; i++) {
-      positions[i] = i;
-    }
-    if (!sorted) {
-      sort(keys, positions);
-    }
-    return new FileKeys(keys, positions);
-  }
-
-  static FileHits probe(String location, FileKeys entry, BatchKeys batch, boolean built, PositionDeleteIndex deleted) {
-    long[] keys = entry.keys;
+  static FileHits probe(
+      String location, KeyIndexEntry entry, BatchKeys batch, Source source, String rejected, String unwritten,
+      PositionDeleteIndex deleted) {
     Positions upserts = new Positions();
     Positions deletes = new Positions();
-    if (keys.length > 0) {
+    boolean sequence = batch.sequences != null && entry.hasSequences();
+    IntList storedKeys = new IntList();
+    LongList storedSequences = new LongList();
+    IntList liveKeys = new IntList();
+    LongList livePositions = new LongList();
+    int size = entry.size();
+    if (size > 0) {
       // Only the batch keys inside this file's [min, max]; for each, every equal key of the file.
-      int from = lowerBound(batch.keys, 0, batch.keys.length, keys[0]);
-      int to = lowerBound(batch.keys, from, batch.keys.length, keys[keys.length - 1]);
-      if (to < batch.keys.length && batch.keys[to] == keys[keys.length - 1]) {
-        to++;
-      }
+      int from = batchLowerBound(batch, 0, entry, 0);
       int start = 0;
-      for (int i = from; i < to; i++) {
-        long key = batch.keys[i];
-        start = lowerBound(keys, start, keys.length, key);
-        for (int j = start; j < keys.length && keys[j] == key; j++) {
+      for (int i = from; i < batch.count(); i++) {
+        if (entry.compare(size - 1, batch, i) < 0) {
+          break; // past the file's largest key
+        }
+        start = entry.lowerBound(start, batch, i);
+        boolean anySequence = false;
+        long largest = Long.MIN_VALUE;
+        for (int j = start; j < size && entry.compare(j, batch, i) == 0; j++) {
           int position = entry.positions[j];
-          if (deleted == null || !deleted.isDeleted(position)) {
+          boolean live = deleted == null || !deleted.isDeleted(position);
+          if (sequence) {
+            if (!entry.nullSequences[j]) {
+              largest = anySequence ? Math.max(largest, entry.sequences[j]) : entry.sequences[j];
+              anySequence = true;
+            }
+            if (live) {
+              liveKeys.add(i);
+              livePositions.add(position);
+            }
+          } else if (live) {
             (batch.deletes[i] == 1 ? deletes : upserts).add(position);
           }
         }
+        if (anySequence) {
+          storedKeys.add(i);
+          storedSequences.add(largest);
+        }
       }
     }
-    return new FileHits(location, true, built, upserts, deletes);
+    return new FileHits(location, true, source, rejected, unwritten, upserts, deletes,
+        storedKeys.toArray(), storedSequences.toArray(), liveKeys.toArray(), livePositions.toArray());
+  }
+
+  /** First batch index in [from, count) whose key is >= the entry's key {@code index}. */
+  static int batchLowerBound(BatchKeys batch, int from, KeyIndexEntry entry, int index) {
+    int low = from;
+    int high = batch.count();
+    while (low < high) {
+      int middle = (low + high) >>> 1;
+      if (entry.compare(index, batch, middle) > 0) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  }
+
+  static final class IntList {
+    private int[] values = new int[8];
+    private int size;
+
+    void add(int value) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = value;
+    }
+
+    int[] toArray() {
+      return Arrays.copyOf(values, size);
+    }
+  }
+
+  static final class LongList {
+    private long[] values = new long[8];
+    private int size;
+
+    void add(long value) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = value;
+    }
+
+    long[] toArray() {
+      return Arrays.copyOf(values, size);
+    }
   }
 
   /** First index in [from, to) whose value is >= key. */

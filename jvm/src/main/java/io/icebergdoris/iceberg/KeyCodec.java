@@ -1,0 +1,263 @@
+package io.icebergdoris.iceberg;
+
+import java.io.ByteArrayOutputStream;
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.List;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.DateTimeUtils;
+
+/**
+ * The order-preserving byte encoding of a primary key, as Doris encodes its keys for its primary
+ * key index: each column's value encoded so that unsigned byte order is the value order, then the
+ * columns concatenated. Integers (and DATE/DATETIME, by their integer representation) are 8
+ * bytes big-endian with the sign bit flipped; DECIMAL is its unscaled value at the column's scale
+ * (8 bytes up to precision 18, else 16, two's complement with the sign bit flipped); BOOLEAN one
+ * byte; strings their UTF-8 bytes with 0x00 escaped as 0x00 0x01 and terminated by 0x00 0x00, so a
+ * string sorts before every longer string it is a prefix of and the next column cannot bleed in.
+ *
+ * <p>The same codec reads a data file's rows (Spark's internal values, as Iceberg's Parquet reader
+ * returns them) and a batch's rows (Spark's external values): both must give the same bytes.
+ * A key of one integer-like column (INT, BIGINT, DATE, DATETIME) is also available as a plain
+ * {@code long}: the index's fast path.
+ */
+final class KeyCodec implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  enum Kind {
+    INT, // INTEGER and DATE: an int internally
+    LONG, // LONG and TIMESTAMP: a long internally
+    DECIMAL,
+    STRING,
+    BOOLEAN
+  }
+
+  private final Kind[] kinds;
+  private final int[] precisions;
+  private final int[] scales;
+  private final String description;
+
+  private KeyCodec(Kind[] kinds, int[] precisions, int[] scales, String description) {
+    this.kinds = kinds;
+    this.precisions = precisions;
+    this.scales = scales;
+    this.description = description;
+  }
+
+  /** The codec of these Iceberg key column types; IllegalArgumentException for a type it cannot encode. */
+  static KeyCodec of(List<Types.NestedField> columns) {
+    Kind[] kinds = new Kind[columns.size()];
+    int[] precisions = new int[columns.size()];
+    int[] scales = new int[columns.size()];
+    StringBuilder description = new StringBuilder();
+    for (int i = 0; i < kinds.length; i++) {
+      Types.NestedField field = columns.get(i);
+      kinds[i] = kind(field.type());
+      if (field.type() instanceof Types.DecimalType) {
+        precisions[i] = ((Types.DecimalType) field.type()).precision();
+        scales[i] = ((Types.DecimalType) field.type()).scale();
+      }
+      description.append(i == 0 ? "" : ",").append(field.fieldId()).append(':').append(field.type());
+    }
+    return new KeyCodec(kinds, precisions, scales, description.toString());
+  }
+
+  static Kind kind(Type type) {
+    switch (type.typeId()) {
+      case INTEGER:
+      case DATE:
+        return Kind.INT;
+      case LONG:
+      case TIMESTAMP:
+        return Kind.LONG;
+      case DECIMAL:
+        return Kind.DECIMAL;
+      case STRING:
+        return Kind.STRING;
+      case BOOLEAN:
+        return Kind.BOOLEAN;
+      default:
+        throw new IllegalArgumentException("The key index cannot encode keys of type " + type);
+    }
+  }
+
+  /** Field ids and types of the key columns: part of an entry's identity. */
+  String description() {
+    return description;
+  }
+
+  int columns() {
+    return kinds.length;
+  }
+
+  /** Whether the key is one integer-like column, compared as a plain long. */
+  boolean singleLong() {
+    return kinds.length == 1 && (kinds[0] == Kind.INT || kinds[0] == Kind.LONG);
+  }
+
+  // ---- a data file's rows: Spark's internal values ----
+
+  boolean anyNull(InternalRow row) {
+    for (int i = 0; i < kinds.length; i++) {
+      if (row.isNullAt(i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  long internalLong(InternalRow row, int ordinal) {
+    return kinds[ordinal] == Kind.INT ? row.getInt(ordinal) : row.getLong(ordinal);
+  }
+
+  byte[] encode(InternalRow row) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+    for (int i = 0; i < kinds.length; i++) {
+      switch (kinds[i]) {
+        case INT:
+          writeLong(out, row.getInt(i));
+          break;
+        case LONG:
+          writeLong(out, row.getLong(i));
+          break;
+        case DECIMAL:
+          if (precisions[i] <= 18) {
+            writeLong(out, row.getDecimal(i, precisions[i], scales[i]).toUnscaledLong());
+          } else {
+            writeWide(out, row.getDecimal(i, precisions[i], scales[i]).toJavaBigDecimal().setScale(scales[i]).unscaledValue());
+          }
+          break;
+        case STRING:
+          writeString(out, row.getUTF8String(i).getBytes());
+          break;
+        case BOOLEAN:
+          out.write(row.getBoolean(i) ? 1 : 0);
+          break;
+      }
+    }
+    return out.toByteArray();
+  }
+
+  // ---- a batch's rows: Spark's external values, columns from {@code first} on ----
+
+  boolean anyNull(Row row, int first) {
+    for (int i = 0; i < kinds.length; i++) {
+      if (row.isNullAt(first + i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  long externalLong(Object value) {
+    if (value instanceof Number) {
+      return ((Number) value).longValue();
+    }
+    if (value instanceof java.sql.Date) {
+      return DateTimeUtils.fromJavaDate((java.sql.Date) value);
+    }
+    if (value instanceof LocalDate) {
+      return DateTimeUtils.localDateToDays((LocalDate) value);
+    }
+    if (value instanceof java.sql.Timestamp) {
+      return DateTimeUtils.fromJavaTimestamp((java.sql.Timestamp) value);
+    }
+    if (value instanceof Instant) {
+      return DateTimeUtils.instantToMicros((Instant) value);
+    }
+    if (value instanceof LocalDateTime) {
+      return DateTimeUtils.localDateTimeToMicros((LocalDateTime) value);
+    }
+    throw new IllegalArgumentException("The key index cannot read " + value.getClass().getName() + " as an integer");
+  }
+
+  byte[] encode(Row row, int first) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+    for (int i = 0; i < kinds.length; i++) {
+      Object value = row.get(first + i);
+      switch (kinds[i]) {
+        case INT:
+        case LONG:
+          writeLong(out, externalLong(value));
+          break;
+        case DECIMAL:
+          BigInteger unscaled = ((BigDecimal) value).setScale(scales[i]).unscaledValue();
+          if (precisions[i] <= 18) {
+            writeLong(out, unscaled.longValueExact());
+          } else {
+            writeWide(out, unscaled);
+          }
+          break;
+        case STRING:
+          writeString(out, ((String) value).getBytes(StandardCharsets.UTF_8));
+          break;
+        case BOOLEAN:
+          out.write((Boolean) value ? 1 : 0);
+          break;
+      }
+    }
+    return out.toByteArray();
+  }
+
+  // ---- the encodings ----
+
+  static void writeLong(ByteArrayOutputStream out, long value) {
+    long flipped = value ^ Long.MIN_VALUE;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      out.write((int) (flipped >>> shift));
+    }
+  }
+
+  /** A long key as its 8 encoded bytes (what an entry file stores for the fast path too). */
+  static byte[] longBytes(long value) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(8);
+    writeLong(out, value);
+    return out.toByteArray();
+  }
+
+  static long bytesLong(byte[] bytes) {
+    if (bytes.length != 8) {
+      throw new IllegalArgumentException("an integer key is 8 bytes, not " + bytes.length);
+    }
+    long value = 0;
+    for (byte b : bytes) {
+      value = (value << 8) | (b & 0xff);
+    }
+    return value ^ Long.MIN_VALUE;
+  }
+
+  private static void writeWide(ByteArrayOutputStream out, BigInteger value) {
+    byte[] twos = value.toByteArray(); // big-endian, minimal length, sign-extended below
+    if (twos.length > 16) {
+      throw new IllegalArgumentException("a DECIMAL key beyond 128 bits: " + value);
+    }
+    byte fill = (byte) (value.signum() < 0 ? 0xff : 0);
+    byte[] wide = new byte[16];
+    int pad = 16 - twos.length;
+    for (int i = 0; i < pad; i++) {
+      wide[i] = fill;
+    }
+    System.arraycopy(twos, 0, wide, pad, twos.length);
+    wide[0] ^= (byte) 0x80;
+    out.write(wide, 0, 16);
+  }
+
+  private static void writeString(ByteArrayOutputStream out, byte[] bytes) {
+    for (byte b : bytes) {
+      out.write(b);
+      if (b == 0) {
+        out.write(1);
+      }
+    }
+    out.write(0);
+    out.write(0);
+  }
+}

@@ -1,0 +1,183 @@
+package io.icebergdoris.iceberg;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.spark.data.SparkParquetReaders;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * One data file's index entry: its keys sorted (encoded, or as plain longs on the fast path),
+ * each with its row position in the file and, on tables with a sequence column, the row's
+ * sequence value. Positions are physical: rows deleted since the file was written are included
+ * (a probe drops them with the file's current deletes; their sequence values still count).
+ */
+final class KeyIndexEntry {
+  final long[] longs; // the fast path: one integer-like key column; else null
+  final byte[][] bytes; // every other key: order-preserving encodings; else null
+  final int[] positions;
+  final long[] sequences; // null without a sequence column
+  final boolean[] nullSequences; // null without a sequence column
+
+  KeyIndexEntry(long[] longs, byte[][] bytes, int[] positions, long[] sequences, boolean[] nullSequences) {
+    this.longs = longs;
+    this.bytes = bytes;
+    this.positions = positions;
+    this.sequences = sequences;
+    this.nullSequences = nullSequences;
+  }
+
+  int size() {
+    return positions.length;
+  }
+
+  boolean hasSequences() {
+    return sequences != null;
+  }
+
+  /** Memory held, roughly, for the executor cache's budget (counted in keys of 12 bytes). */
+  long weight() {
+    if (bytes == null) {
+      return positions.length;
+    }
+    long total = 0;
+    for (byte[] key : bytes) {
+      total += key.length + 16;
+    }
+    return Math.max(positions.length, total / 12);
+  }
+
+  /** The key at {@code index} as the bytes an entry file stores. */
+  byte[] keyBytes(int index) {
+    return longs != null ? KeyCodec.longBytes(longs[index]) : bytes[index];
+  }
+
+  /**
+   * Reads the key columns (and the sequence column, when {@code sequence} is given) of one data
+   * file by Iceberg field id and sorts them; null if some key is NULL (the index cannot cover it).
+   */
+  static KeyIndexEntry build(FileIO io, String location, KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence) {
+    List<Types.NestedField> columns = new ArrayList<>(keys);
+    if (sequence != null) {
+      columns.add(sequence);
+    }
+    Schema projection = new Schema(columns);
+    int keyCount = keys.size();
+    boolean fast = codec.singleLong();
+    long[] longs = fast ? new long[1 << 14] : null;
+    List<byte[]> encoded = fast ? null : new ArrayList<>();
+    long[] sequences = sequence != null ? new long[1 << 14] : null;
+    boolean[] nullSequences = sequence != null ? new boolean[1 << 14] : null;
+    KeyCodec.Kind sequenceKind = sequence != null ? KeyCodec.kind(sequence.type()) : null;
+    int count = 0;
+    try (CloseableIterable<InternalRow> rows =
+        Parquet.read(io.newInputFile(location))
+            .project(projection)
+            .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
+            .reuseContainers()
+            .build()) {
+      for (InternalRow row : rows) {
+        if (codec.anyNull(row)) {
+          return null;
+        }
+        if (fast) {
+          if (count == longs.length) {
+            longs = Arrays.copyOf(longs, count * 2);
+          }
+          longs[count] = codec.internalLong(row, 0);
+        } else {
+          encoded.add(codec.encode(row));
+        }
+        if (sequences != null) {
+          if (count == sequences.length) {
+            sequences = Arrays.copyOf(sequences, count * 2);
+            nullSequences = Arrays.copyOf(nullSequences, count * 2);
+          }
+          if (row.isNullAt(keyCount)) {
+            nullSequences[count] = true;
+          } else {
+            sequences[count] = sequenceKind == KeyCodec.Kind.INT ? row.getInt(keyCount) : row.getLong(keyCount);
+          }
+        }
+        count++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return sorted(
+        fast ? Arrays.copyOf(longs, count) : null,
+        fast ? null : encoded.toArray(new byte[0][]),
+        sequences != null ? Arrays.copyOf(sequences, count) : null,
+        nullSequences != null ? Arrays.copyOf(nullSequences, count) : null);
+  }
+
+  /** An entry from keys in position order (position i is row i of the file). */
+  static KeyIndexEntry sorted(long[] longs, byte[][] bytes, long[] sequences, boolean[] nullSequences) {
+    int count = longs != null ? longs.length : bytes.length;
+    int[] positions = new int[count];
+    for (int i = 0; i < count; i++) {
+      positions[i] = i;
+    }
+    if (longs != null) {
+      boolean ordered = true;
+      for (int i = 1; i < count && ordered; i++) {
+        ordered = longs[i - 1] <= longs[i];
+      }
+      if (!ordered) {
+        KeyIndex.sort(longs, positions);
+      }
+    } else {
+      Integer[] order = new Integer[count];
+      for (int i = 0; i < count; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b])); // stable: ties by position
+      byte[][] sortedBytes = new byte[count][];
+      for (int i = 0; i < count; i++) {
+        positions[i] = order[i];
+        sortedBytes[i] = bytes[order[i]];
+      }
+      System.arraycopy(sortedBytes, 0, bytes, 0, count);
+    }
+    if (sequences == null) {
+      return new KeyIndexEntry(longs, bytes, positions, null, null);
+    }
+    long[] sortedSequences = new long[count];
+    boolean[] sortedNulls = new boolean[count];
+    for (int i = 0; i < count; i++) {
+      sortedSequences[i] = sequences[positions[i]];
+      sortedNulls[i] = nullSequences[positions[i]];
+    }
+    return new KeyIndexEntry(longs, bytes, positions, sortedSequences, sortedNulls);
+  }
+
+  // ---- comparisons with a batch's keys (both sides use the same representation) ----
+
+  int compare(int index, KeyIndex.BatchKeys batch, int batchIndex) {
+    return longs != null
+        ? Long.compare(longs[index], batch.longs[batchIndex])
+        : Arrays.compareUnsigned(bytes[index], batch.bytes[batchIndex]);
+  }
+
+  /** First entry index in [from, size) whose key is >= the batch's key {@code batchIndex}. */
+  int lowerBound(int from, KeyIndex.BatchKeys batch, int batchIndex) {
+    int low = from;
+    int high = size();
+    while (low < high) {
+      int middle = (low + high) >>> 1;
+      if (compare(middle, batch, batchIndex) < 0) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  }
+}

@@ -1,0 +1,310 @@
+package io.icebergdoris.iceberg;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.CRC32C;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.iceberg.shaded.org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.iceberg.shaded.org.apache.parquet.io.SeekableInputStream;
+import org.apache.iceberg.spark.data.SparkParquetReaders;
+import org.apache.iceberg.spark.data.SparkParquetWriters;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Index entries persisted next to the table: one immutable Parquet file per data file (and key
+ * layout), rows sorted by encoded key: {@code key} (binary, the order-preserving encoding),
+ * {@code pos} (the row's position in the data file), {@code seq} (its sequence value, tables with a
+ * sequence column only). This is the shape of the leaf files of Iceberg's draft secondary-index
+ * proposal (Parquet sorted by the indexed value, pointing at rows by file and position) narrowed to
+ * one data file per entry, so entries need no maintenance: a data file never changes, and neither
+ * does its entry.
+ *
+ * <p>Where: {@code <table location>/_doris_key_index/<h[0..2]>/<h>-<k>.parquet}, where {@code h}
+ * hashes the data file's location, size in bytes and record count (a rewritten file at the same
+ * location cannot match unless all three agree) and {@code k} hashes the key layout (field ids
+ * and types, sequence column, entry format). Nothing in the name comes from user input. The
+ * leading underscore keeps Iceberg's orphan-file removal and Hadoop listings out of the folder;
+ * {@link #removeOrphans} removes entries of data files no snapshot references.
+ *
+ * <p>An entry carries a CRC-32C of its rows in the Parquet footer; a reader that finds a missing
+ * or different checksum, a row count other than the data file's, unsorted keys or positions that
+ * are not each row once rejects the entry (the load rebuilds it from the data file).
+ */
+final class KeyIndexFiles {
+  static final String FOLDER = "_doris_key_index";
+  static final int FORMAT = 1;
+  static final String CHECKSUM = "doris.key-index.crc32c";
+  static final String DATA_FILE = "doris.key-index.data-file";
+
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "key", Types.BinaryType.get()),
+          Types.NestedField.required(2, "pos", Types.IntegerType.get()),
+          Types.NestedField.optional(3, "seq", Types.LongType.get()));
+  private static final StructType SPARK_SCHEMA =
+      new StructType()
+          .add("key", DataTypes.BinaryType, false)
+          .add("pos", DataTypes.IntegerType, false)
+          .add("seq", DataTypes.LongType, true);
+
+  private KeyIndexFiles() {}
+
+  static String folder(String tableLocation) {
+    return stripSlash(tableLocation) + "/" + FOLDER;
+  }
+
+  /** The name part identifying the data file (location, size, record count). */
+  static String dataFileHash(String dataLocation, long sizeInBytes, long recordCount) {
+    return sha256(dataLocation + "\n" + sizeInBytes + "\n" + recordCount).substring(0, 40);
+  }
+
+  static String layoutHash(KeyCodec codec, Types.NestedField sequence) {
+    String layout = "format=" + FORMAT + ";key=" + codec.description() + ";seq=" + (sequence == null ? "" : sequence.fieldId() + ":" + sequence.type());
+    return sha256(layout).substring(0, 16);
+  }
+
+  static String entryLocation(String tableLocation, String dataFileHash, String layoutHash) {
+    return folder(tableLocation) + "/" + dataFileHash.substring(0, 2) + "/" + dataFileHash + "-" + layoutHash + ".parquet";
+  }
+
+  /** Writes {@code entry}; overwrites a (corrupt) file of the same name. */
+  static void write(FileIO io, String path, KeyIndexEntry entry, String dataLocation) throws IOException {
+    FileAppender<InternalRow> appender =
+        Parquet.write(io.newOutputFile(path))
+            .schema(SCHEMA)
+            .createWriterFunc(type -> SparkParquetWriters.buildWriter(SPARK_SCHEMA, type))
+            .meta(CHECKSUM, Long.toString(checksum(entry)))
+            .meta(DATA_FILE, dataLocation)
+            .overwrite()
+            .build();
+    try (FileAppender<InternalRow> out = appender) {
+      GenericInternalRow row = new GenericInternalRow(3);
+      for (int i = 0; i < entry.size(); i++) {
+        row.update(0, entry.keyBytes(i));
+        row.setInt(1, entry.positions[i]);
+        if (entry.hasSequences() && !entry.nullSequences[i]) {
+          row.setLong(2, entry.sequences[i]);
+        } else {
+          row.setNullAt(2);
+        }
+        out.add(row);
+      }
+    }
+  }
+
+  /** Whether an entry file exists at {@code path}. */
+  static boolean exists(FileIO io, String path) {
+    return io.newInputFile(path).exists();
+  }
+
+  /**
+   * Reads and checks an entry; throws (IllegalStateException, IOException, or whatever Parquet
+   * raises on a damaged file) if the file is not exactly the entry of a file of {@code rows} rows.
+   */
+  static KeyIndexEntry read(FileIO io, String path, KeyCodec codec, boolean withSequence, long rows) throws IOException {
+    InputFile input = io.newInputFile(path);
+    String expected = footer(input).get(CHECKSUM);
+    if (expected == null) {
+      throw new IllegalStateException("no checksum in the footer");
+    }
+    if (rows > Integer.MAX_VALUE) {
+      throw new IllegalStateException("too many rows for an entry");
+    }
+    int count = (int) rows;
+    boolean fast = codec.singleLong();
+    long[] longs = fast ? new long[count] : null;
+    byte[][] bytes = fast ? null : new byte[count][];
+    int[] positions = new int[count];
+    long[] sequences = withSequence ? new long[count] : null;
+    boolean[] nullSequences = withSequence ? new boolean[count] : null;
+    int index = 0;
+    try (CloseableIterable<InternalRow> stored =
+        Parquet.read(input)
+            .project(SCHEMA)
+            .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(SCHEMA, fileSchema))
+            .reuseContainers()
+            .build()) {
+      for (InternalRow row : stored) {
+        if (index == count) {
+          throw new IllegalStateException("more rows than the data file");
+        }
+        byte[] key = row.getBinary(0);
+        if (fast) {
+          longs[index] = KeyCodec.bytesLong(key);
+        } else {
+          bytes[index] = key.clone();
+        }
+        positions[index] = row.getInt(1);
+        if (withSequence) {
+          if (row.isNullAt(2)) {
+            nullSequences[index] = true;
+          } else {
+            sequences[index] = row.getLong(2);
+          }
+        }
+        index++;
+      }
+    }
+    if (index != count) {
+      throw new IllegalStateException(index + " rows for a data file of " + count);
+    }
+    KeyIndexEntry entry = new KeyIndexEntry(longs, bytes, positions, sequences, nullSequences);
+    check(entry);
+    if (!expected.equals(Long.toString(checksum(entry)))) {
+      throw new IllegalStateException("checksum mismatch");
+    }
+    return entry;
+  }
+
+  private static void check(KeyIndexEntry entry) {
+    boolean[] seen = new boolean[entry.size()];
+    for (int i = 0; i < entry.size(); i++) {
+      int position = entry.positions[i];
+      if (position < 0 || position >= seen.length || seen[position]) {
+        throw new IllegalStateException("positions are not each row once");
+      }
+      seen[position] = true;
+      if (i > 0) {
+        int order =
+            entry.longs != null
+                ? Long.compare(entry.longs[i - 1], entry.longs[i])
+                : java.util.Arrays.compareUnsigned(entry.bytes[i - 1], entry.bytes[i]);
+        if (order > 0) {
+          throw new IllegalStateException("keys out of order");
+        }
+      }
+    }
+  }
+
+  static long checksum(KeyIndexEntry entry) {
+    CRC32C crc = new CRC32C();
+    java.nio.ByteBuffer fixed = java.nio.ByteBuffer.allocate(17);
+    for (int i = 0; i < entry.size(); i++) {
+      byte[] key = entry.keyBytes(i);
+      fixed.clear();
+      fixed.putInt(key.length);
+      crc.update(fixed.array(), 0, 4);
+      crc.update(key);
+      fixed.clear();
+      fixed.putInt(entry.positions[i]);
+      boolean hasValue = entry.hasSequences() && !entry.nullSequences[i];
+      fixed.put((byte) (hasValue ? 1 : 0));
+      fixed.putLong(hasValue ? entry.sequences[i] : 0L);
+      crc.update(fixed.array(), 0, 13);
+    }
+    return crc.getValue();
+  }
+
+  private static Map<String, String> footer(InputFile input) throws IOException {
+    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(input))) {
+      return reader.getFooter().getFileMetaData().getKeyValueMetaData();
+    }
+  }
+
+  /**
+   * Deletes the entries under {@code table}'s index folder whose data file is not among
+   * {@code referenced} (rows of file_path, file_size_in_bytes, record_count: e.g. the table's
+   * {@code all_data_files}); returns how many. Tables whose FileIO cannot list prefixes keep theirs.
+   */
+  public static long removeOrphans(Table table, Dataset<Row> referenced) {
+    FileIO io = table.io();
+    if (!(io instanceof SupportsPrefixOperations)) {
+      return 0;
+    }
+    Set<String> live = new HashSet<>();
+    for (Row row : referenced.collectAsList()) {
+      live.add(dataFileHash(row.getString(0), row.getLong(1), row.getLong(2)));
+    }
+    String prefix = folder(table.location()) + "/";
+    List<String> orphans = new ArrayList<>();
+    try {
+      for (FileInfo file : ((SupportsPrefixOperations) io).listPrefix(prefix)) {
+        String name = file.location().substring(file.location().lastIndexOf('/') + 1);
+        int dash = name.indexOf('-');
+        if (!live.contains(dash > 0 ? name.substring(0, dash) : name)) {
+          orphans.add(file.location());
+        }
+      }
+    } catch (UncheckedIOException e) {
+      if (e.getCause() instanceof FileNotFoundException) {
+        return 0; // no entry was ever written (listing a missing folder fails only once iterated)
+      }
+      throw e;
+    }
+    for (String orphan : orphans) {
+      io.deleteFile(orphan);
+    }
+    return orphans.size();
+  }
+
+  private static String stripSlash(String location) {
+    return location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+  }
+
+  private static String sha256(String text) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      StringBuilder hex = new StringBuilder();
+      for (byte b : digest) {
+        hex.append(String.format("%02x", b));
+      }
+      return hex.toString();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Parquet's view of an Iceberg InputFile, to read the footer through the table's FileIO. */
+  private static final class ParquetInput implements org.apache.iceberg.shaded.org.apache.parquet.io.InputFile {
+    private final InputFile file;
+
+    ParquetInput(InputFile file) {
+      this.file = file;
+    }
+
+    @Override
+    public long getLength() {
+      return file.getLength();
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      org.apache.iceberg.io.SeekableInputStream stream = file.newStream();
+      return new DelegatingSeekableInputStream(stream) {
+        @Override
+        public long getPos() throws IOException {
+          return stream.getPos();
+        }
+
+        @Override
+        public void seek(long newPos) throws IOException {
+          stream.seek(newPos);
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,239 @@
+"""The primary-key index for every key: string, composite and sequence-column keys give exactly the
+rows the scan gives; entries are stored next to the table, read back by a cold executor, rebuilt
+(with a warning) when damaged, and removed by cleanup once their data file is gone."""
+
+from __future__ import annotations
+
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+from iceberg_doris import doris
+from iceberg_doris.engine import key_index
+from iceberg_doris.engine.iceberg_java import IcebergJava
+from tests.procedures.test_keyed_loads import rows as first_column_ordered_rows
+
+pytestmark = pytest.mark.spark
+
+
+def summary_of(spark, table: str, snapshot_id: int) -> str | None:
+    summary = spark.sql(f"SELECT summary FROM {table}.snapshots WHERE snapshot_id = {snapshot_id}").collect()[0][0]
+    return summary.get("doris.key-index")
+
+
+@pytest.fixture
+def cold_index(spark):
+    key_index.clear_cache(IcebergJava(spark))
+    yield
+    spark.conf.unset(key_index.ENABLED_CONF)
+    spark.conf.unset(key_index.PERSIST_CONF)
+
+
+def rows(spark, table: str) -> list[tuple]:
+    """Every row, sorted on all columns (NULL first)."""
+    return sorted(first_column_ordered_rows(spark, table), key=lambda row: [(v is not None, v) for v in row])
+
+
+def entry_files(spark, table: str) -> list[Path]:
+    location = IcebergJava(spark).load_table(IcebergJava(spark).name(table)).location()
+    folder = Path(location.removeprefix("file:").removeprefix("//")) / "_doris_key_index"
+    return sorted(folder.rglob("*.parquet"))
+
+
+def load(spark, table: str, batch: list[str], columns: str, *, index: bool):
+    spark.conf.set(key_index.ENABLED_CONF, "true" if index else "false")
+    try:
+        query = "SELECT * FROM VALUES " + ", ".join(batch) + f" AS t({columns})"
+        return doris.load(spark, table=table, query=query, merge_type="MERGE", delete_on="d = 1")[0]
+    finally:
+        spark.conf.unset(key_index.ENABLED_CONF)
+
+
+KINDS = {
+    "bigint": ("k BIGINT NOT NULL, v STRING, d INT", "k", "k", ""),
+    "varchar": ("k VARCHAR(20) NOT NULL, v STRING, d INT", "k", "k", ""),
+    "date_bigint": ("dt DATE NOT NULL, k BIGINT NOT NULL, v STRING, d INT", "dt, k", "k", ""),
+    "bigint_sequence": ("k BIGINT NOT NULL, v STRING, d INT, s INT", "k", "k", 'PROPERTIES ("function_column.sequence_col" = "s")'),
+}
+# String keys whose encodings must keep prefixes, NUL bytes and non-ASCII apart.
+STRINGS = ["", "a", "a\\0", "a\\0b", "ab", "b", "é", "ß", "z" * 19, "0", "-1", "a b"]
+
+
+def key_literal(kind: str, key: int) -> str:
+    if kind == "varchar":
+        return "'" + STRINGS[key % len(STRINGS)] + f"{key // len(STRINGS) or ''}'"
+    if kind == "date_bigint":
+        return f"DATE'2024-0{1 + key % 3}-1{key % 7}', {key // 3 - 5}"
+    return str(key * 7919 - 100_000)  # negative and positive
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_index_and_scan_agree_for_every_key_kind(spark, namespace, cold_index, kind):
+    columns_ddl, keys, hashed, properties = KINDS[kind]
+    tables = []
+    for name in ("indexed", "scanned"):
+        doris.create_table(
+            spark,
+            ddl=f"CREATE TABLE {namespace}.{name} ({columns_ddl}) UNIQUE KEY({keys}) DISTRIBUTED BY HASH({hashed}) BUCKETS 2 {properties}",
+        )
+        tables.append(f"{namespace}.{name}")
+    sequence = kind == "bigint_sequence"
+    columns = "dt, k, v, d" if kind == "date_bigint" else "k, v, d, s" if sequence else "k, v, d"
+    generator = random.Random(13)
+    for number in range(5):
+        # Upserts, deletes and re-inserts of deleted keys; one batch repeats keys.
+        chosen = generator.choices(range(40), k=20) if number == 3 else generator.sample(range(40), 20)
+        batch = []
+        for key in chosen:
+            delete = 1 if number and generator.random() < 0.3 else 0
+            row = f"{key_literal(kind, key)}, 'v{number}-{key}', {delete}"
+            if sequence:
+                row += f", {generator.randrange(6)}"  # out of order, with ties
+            batch.append(f"({row})")
+        indexed = load(spark, tables[0], batch, columns, index=True)
+        scanned = load(spark, tables[1], batch, columns, index=False)
+        if number:
+            assert summary_of(spark, tables[0], indexed.snapshot_id).startswith("probed ")
+        assert summary_of(spark, tables[1], scanned.snapshot_id) is None
+        assert indexed.deleted_rows == scanned.deleted_rows
+        assert rows(spark, tables[0]) == rows(spark, tables[1])
+    assert len(rows(spark, tables[0])) > 5
+
+
+def test_sequence_rule_with_out_of_order_loads(spark, namespace, cold_index):
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {namespace}.q (k VARCHAR(8) NOT NULL, v STRING, d INT, s DATE) UNIQUE KEY(k) "
+        'DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES ("function_column.sequence_col" = "s")',
+    )
+    table = f"{namespace}.q"
+    columns = "k, v, d, s"
+    load(spark, table, ["('a','a1',0,DATE'2024-01-05')", "('b','b1',0,DATE'2024-01-05')"], columns, index=True)
+    older = load(spark, table, ["('a','a0',0,DATE'2024-01-04')", "('b','b2',0,DATE'2024-01-05')"], columns, index=True)
+    assert summary_of(spark, table, older.snapshot_id).startswith("probed 1 files")
+    # a: the smaller sequence loses; b: an equal sequence wins (the later load).
+    assert rows(spark, table) == [("a", "a1", 0, _date(5)), ("b", "b2", 0, _date(5))]
+    # A delete with a larger sequence removes the key and leaves a tombstone an older row cannot pass.
+    deleted = load(spark, table, ["('a','gone',1,DATE'2024-01-09')"], columns, index=True)
+    assert deleted.deleted_rows == 1
+    load(spark, table, ["('a','late',0,DATE'2024-01-08')", "('c','c1',0,NULL)"], columns, index=True)
+    assert rows(spark, table) == [("b", "b2", 0, _date(5)), ("c", "c1", 0, None)]
+    # NULL sorts below every value: a NULL sequence loses to a stored one, wins against NULL.
+    last = load(spark, table, ["('b','null',0,NULL)", "('c','c2',0,NULL)", "('a','back',0,DATE'2024-01-10')"], columns, index=True)
+    assert summary_of(spark, table, last.snapshot_id).startswith("probed ")
+    assert rows(spark, table) == [("a", "back", 0, _date(10)), ("b", "b2", 0, _date(5)), ("c", "c2", 0, None)]
+
+
+def _date(day: int):
+    import datetime as dt
+
+    return dt.date(2024, 1, day)
+
+
+def test_files_written_by_plain_spark_are_indexed_and_entries_stored(spark, namespace, cold_index):
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {namespace}.c (dt DATE NOT NULL, k VARCHAR(10) NOT NULL, v INT) UNIQUE KEY(dt, k) "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    table = f"{namespace}.c"
+    spark.sql(f"INSERT INTO {table} VALUES (DATE'2024-02-01','x',1), (DATE'2024-01-01','y',2), (DATE'2024-02-01','a',3)")
+    spark.sql(f"INSERT INTO {table} VALUES (DATE'2024-03-01','x',4)")
+    result = doris.load(
+        spark, table=table, query="SELECT * FROM VALUES (DATE'2024-02-01','x',10), (DATE'2024-03-01','x',11), (DATE'2024-01-01','z',12) AS t(dt, k, v)"
+    )[0]
+    assert summary_of(spark, table, result.snapshot_id) == "probed 2 files, built 2"
+    assert len(entry_files(spark, table)) == 2
+    assert [(str(d), k, v) for d, k, v in rows(spark, table)] == [
+        ("2024-01-01", "y", 2), ("2024-01-01", "z", 12), ("2024-02-01", "a", 3), ("2024-02-01", "x", 10), ("2024-03-01", "x", 11)
+    ]
+
+
+def test_a_cold_executor_reads_stored_entries_instead_of_building(spark, namespace, cold_index):
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.w (k VARCHAR(10) NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    table = f"{namespace}.w"
+    load(spark, table, [f"('k{i}', {i}, 0)" for i in range(30)], "k, v, d", index=True)
+    warm = load(spark, table, ["('k1', 100, 0)", "('k2', 0, 1)"], "k, v, d", index=True)
+    built = summary_of(spark, table, warm.snapshot_id)
+    assert built.startswith("probed ") and not built.endswith("built 0")
+    stored = entry_files(spark, table)
+    assert stored
+
+    # A new session's executors know nothing: the stored entries are read, none is built.
+    key_index.clear_cache(IcebergJava(spark))
+    cold = load(spark, table, ["('k3', 300, 0)", "('k1', 101, 0)"], "k, v, d", index=True)
+    summary = summary_of(spark, table, cold.snapshot_id)
+    probed = int(summary.split()[1])
+    # The warm load's own new file had no entry yet: only it is built.
+    assert summary == f"probed {probed} files, built {probed - len(stored)}, read {len(stored)}"
+    assert set(stored) <= set(entry_files(spark, table))
+    expected = {f"k{i}": i for i in range(30)} | {"k1": 101, "k3": 300}
+    del expected["k2"]
+    assert rows(spark, table) == sorted((k, v, 0) for k, v in expected.items())
+
+
+def test_a_corrupt_entry_is_rebuilt_with_a_warning_and_rows_stay_right(spark, namespace, cold_index, caplog):
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.x (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.x"
+    load(spark, table, [f"({i}, {i}, 0)" for i in range(200)], "k, v, d", index=True)
+    load(spark, table, ["(5, 50, 0)"], "k, v, d", index=True)
+    (entry,) = entry_files(spark, table)
+    original = entry.read_bytes()
+    for number, damage in enumerate((_flip_middle, _truncate, _swap_positions)):
+        entry.write_bytes(damage(original))
+        key_index.clear_cache(IcebergJava(spark))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+            result = load(spark, table, [f"({10 + number}, 70, 0)", f"({100 + number}, 0, 1)"], "k, v, d", index=True)
+        assert not summary_of(spark, table, result.snapshot_id).endswith("built 0")
+        assert any("stored entry rejected" in r.getMessage() for r in caplog.records)
+        assert result.deleted_rows == 1
+    got = dict((k, v) for k, v, _ in rows(spark, table))
+    assert got[5] == 50 and [got[k] for k in (10, 11, 12)] == [70, 70, 70] and len(got) == 197
+    assert not {100, 101, 102} & set(got)
+
+
+def _flip_middle(data: bytes) -> bytes:
+    middle = len(data) // 3
+    return data[:middle] + bytes(b ^ 0x5A for b in data[middle:middle + 16]) + data[middle + 16:]
+
+
+def _truncate(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _swap_positions(data: bytes) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(pa.BufferReader(data))
+    positions = table.column("pos").to_pylist()
+    positions[0], positions[1] = positions[1], positions[0]  # still each row once, keys still sorted
+    table = table.set_column(1, "pos", pa.array(positions, pa.int32()))
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)  # no checksum in this footer: rejected before any row is used
+    return sink.getvalue().to_pybytes()
+
+
+def test_cleanup_removes_entries_of_unreferenced_data_files(spark, namespace, cold_index):
+    import datetime as dt
+
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.o (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.o"
+    load(spark, table, [f"({i}, {i}, 0)" for i in range(20)], "k, v, d", index=True)
+    load(spark, table, ["(1, 10, 0)"], "k, v, d", index=True)
+    before = entry_files(spark, table)
+    assert len(before) == 1
+    doris.compact(spark, table=table)
+    compacted = load(spark, table, ["(2, 20, 0)"], "k, v, d", index=True)
+    assert summary_of(spark, table, compacted.snapshot_id).startswith("probed ")
+    assert len(entry_files(spark, table)) > 1
+    doris.cleanup(spark, table=table, older_than=dt.datetime.now() + dt.timedelta(seconds=1), retain_last=1)
+    after = entry_files(spark, table)
+    assert before[0] not in after and after  # the compacted-away file's entry went; live files' stayed
+    key_index.clear_cache(IcebergJava(spark))
+    again = load(spark, table, ["(3, 30, 0)"], "k, v, d", index=True)
+    assert ", read " in summary_of(spark, table, again.snapshot_id)
+    assert rows(spark, table)[:4] == [(0, 0, 0), (1, 10, 0), (2, 20, 0), (3, 30, 0)]
