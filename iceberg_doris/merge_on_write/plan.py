@@ -32,6 +32,7 @@ ORDER = "__doris_order"
 FILE = "_file"
 POSITION = "_pos"
 LIVE = "__live_"
+LIVE_ROWS = "__live_rows"  # every (file, position) of a key's live versions
 MAX_SEQUENCE = "__doris_max_seq"
 WINS = "__doris_wins"
 
@@ -130,7 +131,7 @@ def decide(batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", sh
     from pyspark.sql import functions as F
 
     keys = list(shape.keys)
-    joined = batch.join(live, keys, "left")
+    joined = batch.join(one_per_key(live, shape), keys, "left")
     if stored is not None:
         joined = joined.join(stored, keys, "left")
     if shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
@@ -139,6 +140,38 @@ def decide(batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", sh
         # NULL sorts below every value; an equal value wins because this load is the later one.
         wins = F.col(MAX_SEQUENCE).isNull() | (F.col(SEQUENCE).isNotNull() & (F.col(SEQUENCE) >= F.col(MAX_SEQUENCE)))
     return joined.withColumn(WINS, wins)
+
+
+def one_per_key(live: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """The live rows with one row per key: where each version sits (LIVE_ROWS, every (file,
+    position); FILE one of them, non-NULL when the key exists) and the stored values.
+
+    A table only iceberg-doris writes holds one live row per key; one that a plain INSERT also
+    wrote may hold more. Then every one of them is replaced, and an aggregate load merges them all
+    (their values aggregated first, SUM counting each once), as a compaction would have."""
+    from pyspark.sql import functions as F
+
+    keys = list(shape.keys)
+    located = F.struct(F.col(FILE).alias(FILE), F.col(POSITION).alias(POSITION))
+    aggregates = [F.collect_list(located).alias(LIVE_ROWS), F.min(FILE).alias(FILE)]
+    aggregate_model = shape.model.keys_model is KeysModel.AGGREGATE
+    for name in live.columns:
+        if not name.startswith(LIVE):
+            continue
+        value = F.col(_q(name))
+        kind = shape.model.column(name[len(LIVE):]).aggregation if aggregate_model else None
+        if kind == "SUM":
+            merged = F.sum(value)
+        elif kind == "MAX":
+            merged = F.max(value)
+        elif kind == "MIN":
+            merged = F.min(value)
+        elif kind == "REPLACE_IF_NOT_NULL":
+            merged = F.max_by(value, F.when(value.isNotNull(), located))
+        else:  # REPLACE, and unique tables: one of the versions (they are equal unless a plain write diverged)
+            merged = F.max_by(value, located)
+        aggregates.append(merged.alias(name))
+    return live.groupBy(*[F.col(_q(k)) for k in keys]).agg(*aggregates)
 
 
 def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
@@ -195,7 +228,11 @@ def replaced_positions(decided: "DataFrame") -> ReplacedPositions:
     from pyspark.sql import functions as F
 
     marked = decided.filter(F.col(WINS) & (F.col(FILE).isNotNull() | F.col(DELETE)))
-    per_file = marked.groupBy(FILE).agg(
+    # One row per live version (a key without one keeps a row with no file: a delete of an absent key).
+    versions = marked.select(F.explode_outer(LIVE_ROWS).alias("__version"), DELETE).select(
+        F.col(f"__version.{FILE}").alias(FILE), F.col(f"__version.{POSITION}").alias(POSITION), DELETE,
+    )
+    per_file = versions.groupBy(FILE).agg(
         F.collect_list(POSITION).alias("positions"),  # rows without a live row have no position: skipped
         F.sum(F.when(F.col(DELETE) & F.col(FILE).isNotNull(), 1).otherwise(0)).alias("deleted"),
         F.max(F.col(DELETE).cast("int")).alias("any_delete"),

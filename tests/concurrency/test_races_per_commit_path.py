@@ -221,11 +221,6 @@ def test_unique_load_rebuilt_on_a_plain_insert_of_its_key_leaves_one_row_per_key
     assert outer["doris.lookups"] == "2"  # looked up again under the lock, on the INSERT's rows
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an aggregate load into a key with two live rows (a plain INSERT wrote the second) merges its row "
-    "into each of them, counting the load's values once per live row, and leaves two rows for the key",
-)
 def test_aggregate_load_rebuilt_on_a_plain_insert_of_its_key_merges_it(spark, namespace, py_catalog):
     doris.create_table(
         spark,
