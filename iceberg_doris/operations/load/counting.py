@@ -72,25 +72,35 @@ def count_and_check(handle: DorisTable, routed: RoutedRows, request: LoadRequest
             rerouted = reroute(counted.routed)
             frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK)
             counted = count_rows(frame, rerouted, handle.model)
-        loaded, filtered = counted.loaded, counted.filtered
-        error_path = None
-        if filtered:
-            rejected = frame.filter(F.col(STATUS_COLUMN) == "error").drop(PARTITION_COLUMN, AUTO_KEY_COLUMN)
-            error_path = write_error_rows(rejected, error_location(handle, label))
-        total = loaded + filtered
-        if filtered and filtered / total > request.max_filter_ratio:
-            reason = request.filtered_message or (
-                f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
-                f"{request.max_filter_ratio}"
-            )
-            raise LoadError(
-                f"{reason}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
-                f"are in {error_path}"
-            )
+        error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
+        check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
         frame.unpersist()
         raise
     return CountedRows(frame, counted, error_path)
+
+
+def write_rejected(frame: "DataFrame", location: str) -> str:
+    """Writes the error rows of ``frame`` (the routed rows) to ``location``; returns it."""
+    from pyspark.sql import functions as F
+
+    rejected = frame.filter(F.col(STATUS_COLUMN) == "error")
+    return write_error_rows(rejected.drop(*[c for c in (PARTITION_COLUMN, AUTO_KEY_COLUMN) if c in frame.columns]), location)
+
+
+def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCounts, error_path: str | None) -> None:
+    """Refuses the load when more than ``max_filter_ratio`` of its rows were filtered."""
+    loaded, filtered = counts.loaded, counts.filtered
+    total = loaded + filtered
+    if filtered and filtered / total > request.max_filter_ratio:
+        reason = request.filtered_message or (
+            f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
+            f"{request.max_filter_ratio}"
+        )
+        raise LoadError(
+            f"{reason}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
+            f"are in {error_path}"
+        )
 
 
 def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel) -> RowCounts:

@@ -72,31 +72,39 @@ def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: Java
     return fresh
 
 
-def publish_rows(handle: DorisTable, accepted: "DataFrame", targets: list[TargetColumn], commit: LoadCommit) -> Committed[None]:
+def publish_rows(
+    handle: DorisTable, accepted: "DataFrame | None", targets: list[TargetColumn], commit: LoadCommit,
+    *, staged: list[JavaObject] | None = None,
+) -> Committed[None]:
     """Duplicate-key loads and overwrites: stages the accepted rows as data files (one set per temp
-    partition), then commits them in one append, overwrite or RowDelta per ref."""
+    partition), then commits them in one append, overwrite or RowDelta per ref. ``staged``: the
+    rows' files for main, already staged (``accepted`` is then not read)."""
     from pyspark.sql import functions as F
 
     request, routed = commit.request, commit.routed
     columns = [F.col(quote_identifier(t.name)) for t in targets]
-    staged: dict[str | None, list[JavaObject]] = {}
-    if routed.temporary:
+    files: dict[str | None, list[JavaObject]] = {}
+    if staged is not None:
+        files[None] = staged
+    elif routed.temporary:
         for name in commit.touched:
             rows = accepted.filter(F.col(PARTITION_COLUMN) == name).select(*columns)
-            staged[name] = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
+            files[name] = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
     elif commit.counts[0]:
-        staged[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns), table=handle.table)
-    crash_point(request.operation, "files-staged")
+        assert accepted is not None
+        files[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns), table=handle.table)
+    if staged is None:
+        crash_point(request.operation, "files-staged")
 
     def build(table: JavaObject, transaction: JavaObject) -> None:
         fresh = stage_load_metadata(handle, table, transaction, commit)
         if routed.temporary:
             for name in request.temporary_partitions or () if request.overwrite else commit.touched:
-                added = FileSet(staged.get(name, []))
+                added = FileSet(files.get(name, []))
                 removed = all_files(table, ref=branch_name(name)) if request.overwrite else FileSet()
                 stage_replacement(transaction, removed, added, branch=branch_name(name), summary=commit.summary())
             return
-        added = FileSet(staged.get(None, []))
+        added = FileSet(files.get(None, []))
         if request.overwrite is None:
             stage_append(transaction, added.data_files, summary=commit.summary())
             return
