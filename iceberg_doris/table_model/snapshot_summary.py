@@ -19,3 +19,4 @@ PARTITIONS = "doris.partitions"  # the partitions a partition operation changed
 TEMP_PARTITIONS = "doris.temp-partitions"  # the temp partitions a swap/replace moved
 LOOKUPS = "doris.lookups"  # how many times a keyed load looked its keys up (2: the table changed)
 KEY_INDEX = "doris.key-index"  # "probed N files, built M" (absent: the keys were found by a scan)
+KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys

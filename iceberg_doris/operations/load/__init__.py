@@ -94,13 +94,13 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         commit = load_commit(label, request, counts)
         committed = publish_rows(handle, None, targets, commit, staged=written.files)
     else:
-        counted = count_and_check(handle, routed, request, label)
+        counted = count_and_check(handle, routed, request, label, keyed)
         try:
             counts, error_rows_path = counted.counts, counted.error_rows_path
             crash_point(request.operation, "rows-counted")
             commit = load_commit(label, request, counts)
             if keyed is not None:
-                committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit)
+                committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit, facts=counts.keys)
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)
         finally:

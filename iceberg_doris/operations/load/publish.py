@@ -23,6 +23,7 @@ from iceberg_doris.errors import LoadError
 from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedWrite
+from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape
 from iceberg_doris.operations.load.checks import check_label_unused
@@ -119,10 +120,12 @@ def publish_rows(
 
 
 def publish_keyed(
-    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit
+    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit,
+    *, facts: BatchFacts | None = None,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
-    one commit (a RowDelta per ref). Returns the commit and the rows deleted."""
+    one commit (a RowDelta per ref). Returns the commit and the rows deleted. ``facts``: the
+    batch's keys as the counting pass found them (lets a batch of only new keys skip its lookup)."""
     from pyspark.sql import functions as F
 
     if commit.request.overwrite is not None:
@@ -133,6 +136,7 @@ def publish_keyed(
             KeyedWrite(
                 handle, accepted.filter(F.col(PARTITION_COLUMN) == name), shape,
                 touched=touched_predicate(routed.partitions, [name], True), branch=branch_name(name), summary=commit.summary(),
+                facts=facts,
             )
             for name in commit.touched
         ]
@@ -140,7 +144,7 @@ def publish_keyed(
         writes = [
             KeyedWrite(
                 handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
-                branch=None, summary=commit.summary(),
+                branch=None, summary=commit.summary(), facts=facts,
             )
         ]
     try:
