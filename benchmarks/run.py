@@ -54,7 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reps", type=int, default=3, help="repetitions per measurement (median); c and d use at least 3 and 4")
     parser.add_argument("--cdc-batches", type=int, default=suite_cdc.BATCHES, help="batches of the CDC stream (default 100)")
     parser.add_argument("--pyiceberg-scale", type=int, default=None, help="rows for the pyiceberg upsert (default min(N, 1000000))")
-    parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's, 1g)")
+    parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: the session's, a quarter of the machine's memory within 1-8 GiB)")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the extra cProfile'd runs")
     parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the tiny-scale warm-up pass")
     args = parser.parse_args(argv)
