@@ -69,7 +69,7 @@ def stage_and_count(
         F.to_json(F.collect_set(F.when(ok, F.col(PARTITION_COLUMN)))).alias("touched"),
     )
     rows = observed.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
-    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
+    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, clustered=True)
     crash_point(request.operation, "files-staged")
     seen = observation.get
     loaded = sum(map(record_count, files))
