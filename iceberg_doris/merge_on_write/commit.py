@@ -69,10 +69,15 @@ class KeyedWrite:
         self._current: Lookup | None = None
         # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
         self._facts = facts if may_skip_lookup(shape, facts) else None
+        self._kept: "DataFrame | None" = None
         if self._facts is not None and holds_none_of(handle, handle.table, branch, touched, shape, self._facts):
             self._batch, self._indexed, self._cached = accepted, None, False
         else:
-            self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
+            from pyspark import StorageLevel
+
+            # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
+            self._kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
+            self._batch, self._indexed, self._cached = resolved_batch(handle, self._kept, shape, branch, facts)
         self._scan_keys = functools.cache(lambda: batch_keys(self._batch, shape))  # Spark jobs: once per load
         # Full-row upserts of unique keys without a sequence column write the batch as it is,
         # whatever the table holds: a second lookup only changes the delete bitmaps.
@@ -127,6 +132,9 @@ class KeyedWrite:
         if self._cached:
             self._batch.unpersist()
             self._cached = False
+        if self._kept is not None:
+            self._kept.unpersist()
+            self._kept = None
 
 
 def resolved_batch(

@@ -143,3 +143,18 @@ def test_rows_committed_between_a_skipped_lookup_and_its_commit_are_looked_up(sp
     outer = snapshot_summary(spark, table, "outer")
     assert outer["doris.lookups"] == "2" and KEY_LOOKUP not in outer
     assert snapshot_summary(spark, table, "inner")[KEY_LOOKUP] == NO_LOOKUP
+
+
+def test_a_constant_row_that_fits_no_partition_is_counted_as_filtered(spark, namespace):
+    # Spark folds a constant query's routing while planning: the count must not depend on the write.
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {namespace}.m (dt DATE NOT NULL, id INT) DUPLICATE KEY(dt) "
+        "PARTITION BY RANGE(dt) (PARTITION p1 VALUES LESS THAN ('2024-02-01')) DISTRIBUTED BY HASH(id) BUCKETS 1",
+    )
+    table = f"{namespace}.m"
+    with pytest.raises(LoadError, match=r"too many filtered rows: 1 of 1 rows were filtered"):
+        doris.load(spark, table=table, query="SELECT date'2024-09-09' AS dt, 1 AS id")
+    result = doris.load(spark, table=table, query="SELECT date'2024-09-09' AS dt, 1 AS id", max_filter_ratio=1.0)[0]
+    assert (result.loaded_rows, result.filtered_rows) == (0, 1)
+    assert [r["reason"] for r in read_error_rows(result.error_rows_path)] == ["no partition for this tuple"]

@@ -45,7 +45,8 @@ class RowCounts:
 
 @dataclass
 class CountedRows:
-    """The routed rows, persisted (call :meth:`release` when done), with their counts."""
+    """The routed rows, persisted unless a keyed load into main (call :meth:`release` when done),
+    with their counts."""
 
     frame: "DataFrame"
     counts: RowCounts
@@ -70,14 +71,19 @@ def count_and_check(
     from pyspark.sql import functions as F
 
     partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
-    frame = routed.frame.withColumn(PARTITION_COLUMN, partition).persist(StorageLevel.MEMORY_AND_DISK)
+    frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
+    # A keyed load into main keeps no copy of its rows: a batch of new keys is read once more to
+    # be written, and one that needs a lookup is cached by its KeyedWrite. Other loads read the
+    # rows several times (per temp partition, after auto partitions are planned).
+    keep = keyed is None or routed.temporary
+    frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
     try:
         counted = count_rows(frame, routed, handle.model, keyed)
         if not counted.placed:
             # Rare: route once more over the new partitions; rows that still fit none are rejected.
             frame.unpersist()
             rerouted = reroute(counted.routed)
-            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK)
+            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else rerouted.frame
             counted = count_rows(frame, rerouted, handle.model, keyed)
         error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
         check_filter_ratio(handle, request, counted, error_path)

@@ -71,18 +71,29 @@ def stage_and_count(
     rows = observed.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
     files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, clustered=True)
     crash_point(request.operation, "files-staged")
-    seen = observation.get
+    seen = observation.get or {}
     loaded = sum(map(record_count, files))
     filtered = unselected = 0
     error_path = None
-    if seen.get("others"):
-        # Some rows were not loaded: count them exactly, and keep the rejected ones for the user.
-        others = frame.filter(~ok).groupBy(STATUS_COLUMN).count().collect()
-        by_status = {row[STATUS_COLUMN]: int(row["count"]) for row in others}
-        filtered, unselected = by_status.get("error", 0), by_status.get("unselected", 0)
-        if filtered:
-            error_path = write_rejected(frame, error_location(handle, label))
-    touched = sorted(str(name) for name in json.loads(seen.get("touched") or "[]") if name is not None)
+    observed = seen.get("others") is not None and seen.get("touched") is not None
+    if not observed:
+        # Spark optimised the observed plan away (every row was rejected while planning, e.g. a
+        # constant query): count the routed rows in one job instead.
+        grouped = frame.groupBy(STATUS_COLUMN, PARTITION_COLUMN).count().collect()
+        by_status: dict[str, int] = {}
+        for row in grouped:
+            by_status[row[STATUS_COLUMN]] = by_status.get(row[STATUS_COLUMN], 0) + int(row["count"])
+        touched = sorted({str(r[PARTITION_COLUMN]) for r in grouped if r[STATUS_COLUMN] == STATUS_OK and r[PARTITION_COLUMN] is not None})
+    else:
+        by_status = {}
+        if seen["others"]:
+            # Some rows were not loaded: count them exactly.
+            others = frame.filter(~ok).groupBy(STATUS_COLUMN).count().collect()
+            by_status = {row[STATUS_COLUMN]: int(row["count"]) for row in others}
+        touched = sorted(str(name) for name in json.loads(seen["touched"]) if name is not None)
+    filtered, unselected = by_status.get("error", 0), by_status.get("unselected", 0)
+    if filtered:
+        error_path = write_rejected(frame, error_location(handle, label))  # only when there are error rows
     counts = RowCounts(routed, loaded, filtered, unselected, touched)
     check_filter_ratio(handle, request, counts, error_path)
     crash_point(request.operation, "rows-counted")
