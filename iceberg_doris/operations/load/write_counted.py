@@ -62,18 +62,16 @@ def stage_and_count(
     partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
     frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
     observation = Observation()
-    observed = frame.observe(
+    watched = frame.observe(
         observation,
         F.max(F.when(~ok, F.lit(1)).otherwise(F.lit(0))).alias("others"),
         # As JSON text: an observed array reaches Python as a Java object.
         F.to_json(F.collect_set(F.when(ok, F.col(PARTITION_COLUMN)))).alias("touched"),
     )
-    rows = observed.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
+    rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
     files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, clustered=True)
-    crash_point(request.operation, "files-staged")
     seen = observation.get or {}
     loaded = sum(map(record_count, files))
-    filtered = unselected = 0
     error_path = None
     observed = seen.get("others") is not None and seen.get("touched") is not None
     if not observed:
@@ -94,6 +92,7 @@ def stage_and_count(
     filtered, unselected = by_status.get("error", 0), by_status.get("unselected", 0)
     if filtered:
         error_path = write_rejected(frame, error_location(handle, label))  # only when there are error rows
+    crash_point(request.operation, "files-staged")  # the files and the error rows are written by now
     counts = RowCounts(routed, loaded, filtered, unselected, touched)
     check_filter_ratio(handle, request, counts, error_path)
     crash_point(request.operation, "rows-counted")
