@@ -146,9 +146,36 @@ def spark_conf(
         # Loopback still admits every local user: make the RPC and block transfers authenticate.
         # In local mode Spark makes the secret itself, in memory (never on a command line).
         result["spark.authenticate"] = "true"
+        memory = local_driver_memory()
+        if memory is not None:
+            result["spark.driver.memory"] = memory
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
     return result
+
+
+# In local mode the driver JVM is every executor too: Spark's default heap (1 GiB) spills and
+# collects garbage through a load of a million rows. A quarter of the machine's memory, within
+# these bounds, leaves room for the Python process and other programs.
+DRIVER_MEMORY_SHARE = 4
+DRIVER_MEMORY_MIN_MIB = 1024
+DRIVER_MEMORY_MAX_MIB = 8192
+DRIVER_MEMORY_ENV = "SPARK_DRIVER_MEMORY"
+
+
+def local_driver_memory(total_bytes: int | None = None) -> str | None:
+    """The driver heap a local session gets (``spark.driver.memory``): a quarter of the machine's
+    memory, at least 1 GiB and at most 8 GiB; None (Spark's own default) when the memory cannot be
+    read or ``$SPARK_DRIVER_MEMORY`` chooses it. ``conf={"spark.driver.memory": ...}`` wins."""
+    if os.environ.get(DRIVER_MEMORY_ENV):
+        return None
+    if total_bytes is None:
+        try:
+            total_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            return None
+    mib = total_bytes // (1024 * 1024) // DRIVER_MEMORY_SHARE
+    return f"{max(DRIVER_MEMORY_MIN_MIB, min(DRIVER_MEMORY_MAX_MIB, mib))}m"
 
 
 def _apply_runtime_conf(spark: "SparkSession", conf: Mapping[str, str] | None) -> None:

@@ -24,15 +24,21 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 STAGE_OPTION = "rewritten-file-scan-task-set-id"
+DISTRIBUTION_OPTION = "distribution-mode"  # Iceberg's per-write override of write.distribution-mode
 LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 
 
 def stage_data_files(
-    iceberg: IcebergJava, name: TableName, frame: "DataFrame", *, table: JavaObject | None = None
+    iceberg: IcebergJava, name: TableName, frame: "DataFrame", *, table: JavaObject | None = None,
+    clustered: bool = False,
 ) -> list[JavaObject]:
     """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles.
     ``table``: the table as the caller already loaded it (else it is loaded here); only its format
-    version and identity are used, so any recent load serves."""
+    version and identity are used, so any recent load serves.
+
+    ``clustered``: on a partitioned table, send each Iceberg partition's rows to one task (hash
+    distribution) instead of range-distributing by the sort order, which samples the rows in an
+    extra pass first; each file is still sorted by the table's sort order."""
     from pyspark.sql import functions as F
 
     if table is None:
@@ -43,7 +49,10 @@ def stage_data_files(
     try:
         # The DataFrameWriter (v1) route: Iceberg's source resolves the table with the option set,
         # which DataFrameWriterV2 does not (its column check would refuse the lineage columns).
-        frame.write.format("iceberg").option(STAGE_OPTION, file_set_id).mode("append").save(name.sql)
+        writer = frame.write.format("iceberg").option(STAGE_OPTION, file_set_id)
+        if clustered and bool(table.spec().isPartitioned()):
+            writer = writer.option(DISTRIBUTION_OPTION, "hash")
+        writer.mode("append").save(name.sql)
     finally:
         files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
     return files

@@ -29,6 +29,7 @@ from iceberg_doris.engine.file_sets import ref_head
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.merge_on_write import plan
+from iceberg_doris.merge_on_write.fresh_keys import BatchFacts, holds_none_of, may_skip_lookup, without_lookup
 from iceberg_doris.merge_on_write.lookup import (
     IndexedKeys,
     KeyedTable,
@@ -57,6 +58,7 @@ class KeyedWrite:
         touched: Predicate,
         branch: str | None,
         summary: Mapping[str, str],
+        facts: BatchFacts | None = None,
     ):
         self.handle = handle
         self.shape = shape
@@ -65,7 +67,17 @@ class KeyedWrite:
         self.summary = dict(summary)
         self.lookups = 0
         self._current: Lookup | None = None
-        self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch)
+        # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
+        self._facts = facts if may_skip_lookup(shape, facts) else None
+        self._kept: "DataFrame | None" = None
+        if self._facts is not None and holds_none_of(handle, handle.table, branch, touched, shape, self._facts):
+            self._batch, self._indexed, self._cached = accepted, None, False
+        else:
+            from pyspark import StorageLevel
+
+            # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
+            self._kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
+            self._batch, self._indexed, self._cached = resolved_batch(handle, self._kept, shape, branch, facts)
         self._scan_keys = functools.cache(lambda: batch_keys(self._batch, shape))  # Spark jobs: once per load
         # Full-row upserts of unique keys without a sequence column write the batch as it is,
         # whatever the table holds: a second lookup only changes the delete bitmaps.
@@ -84,6 +96,15 @@ class KeyedWrite:
         reused = None
         if self._current is not None and not self._rows_need_lookup:
             reused = self._current.upserts
+        if self._facts is not None:
+            fresh = without_lookup(
+                self.handle, table, self._batch, self.shape, self.touched, self.branch, self.summary, self.lookups,
+                self._facts, upserts=reused,
+            )
+            if fresh is not None:
+                self._current = fresh
+                return
+            self._facts = None  # the table holds some of the keys now: look them up from here on
         self._current = look_up(
             self.handle, table, self._batch, self._indexed, self._scan_keys, self.shape, self.touched, self.branch,
             self.summary, self.lookups, upserts=reused,
@@ -111,10 +132,14 @@ class KeyedWrite:
         if self._cached:
             self._batch.unpersist()
             self._cached = False
+        if self._kept is not None:
+            self._kept.unpersist()
+            self._kept = None
 
 
 def resolved_batch(
-    handle: KeyedTable, accepted: "DataFrame", shape: plan.KeyedLoadShape, branch: str | None
+    handle: KeyedTable, accepted: "DataFrame", shape: plan.KeyedLoadShape, branch: str | None,
+    facts: BatchFacts | None = None,
 ) -> tuple["DataFrame", IndexedKeys | None, bool]:
     """The batch with one version per key, the keys collected for the key index (None when it
     does not apply), and whether the batch was cached here (the caller unpersists it).
@@ -130,5 +155,8 @@ def resolved_batch(
         keys = collect_index_keys(iceberg, table, accepted, shape)
         if not keys.java.has_duplicates:
             return accepted, keys, False
+    if facts is not None and not facts.repeated_keys:
+        # The counting pass found no repeated key: every row is its key's only version already.
+        return accepted, (collect_index_keys(iceberg, accepted, shape) if indexable else None), False
     batch = plan.resolve_batch(accepted, shape).cache()
     return batch, (collect_index_keys(iceberg, table, batch, shape) if indexable else None), True

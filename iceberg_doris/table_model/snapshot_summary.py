@@ -21,3 +21,4 @@ LOOKUPS = "doris.lookups"  # how many times a keyed load looked its keys up (2: 
 KEY_INDEX = "doris.key-index"  # "probed N files, built M[, read K]", or "scan: <why>" (absent: index off or nothing to look up)
 DROPPED_PARTITION = "doris.dropped-partition"  # a dropped formal partition's definition (JSON), for recover
 RECOVERED_FROM = "doris.recovered-from"  # the drop snapshot a recover_partition brought back
+KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import report, suite_auto_partition, suite_cdc, suite_partition_ops, suite_upsert
+from benchmarks import report, suite_auto_partition, suite_bulk, suite_cdc, suite_partition_ops, suite_upsert
 from benchmarks.common import Bench, ContendersDisagree, Digest, SuiteResult, Target, percentile, require_same
 
 TINY = 2000
@@ -79,3 +79,10 @@ def test_targets_and_percentiles():
     assert within.met and within.shortfall == ""
     overhead = Target("t", 0.031, "<=", 0.02, kind="percent")
     assert overhead.shortfall == "1.1 percentage points over"
+
+
+@pytest.mark.spark
+def test_bulk_loads_hold_the_source_rows(bench):
+    result = suite_bulk.run(bench, TINY, reps=1)
+    check(result)
+    assert len(result.targets) == 4

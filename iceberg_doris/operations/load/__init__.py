@@ -7,7 +7,8 @@ Read top-down, a load is:
    ``strict_mode``, type limits);
 3. :mod:`.routing`: each row to its partition (auto partitions planned on the way);
 4. :mod:`.counting`: one pass counts the rows, writes the rejected ones, enforces
-   ``max_filter_ratio``;
+   ``max_filter_ratio``; duplicate-key loads into main count from their write instead
+   (:mod:`.write_counted`: the rows are read once);
 5. :mod:`.publish`: one commit: the staged rows (duplicate keys, overwrites), or the
    merge-on-write RowDeltas of :mod:`iceberg_doris.merge_on_write` (unique and aggregate keys),
    with the new partitions and the label, on main or on every temp partition's branch at once.
@@ -34,10 +35,11 @@ from iceberg_doris.operations.load.checks import (
     check_sequence_supplied,
     target_column,
 )
-from iceberg_doris.operations.load.counting import count_and_check
+from iceberg_doris.operations.load.counting import RowCounts, count_and_check
 from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
 from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
 from iceberg_doris.operations.load.routing import route_rows
+from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count
 from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.operations.temp_partitions import branch_name
@@ -94,23 +96,27 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         extra=extra, required_present=not request.partial_columns,
     )
     routed = route_rows(prepared, handle, request)
-    counted = count_and_check(handle, routed, request, label)
-    try:
-        counts = counted.counts
-        crash_point(request.operation, "rows-counted")
-        commit = LoadCommit(
-            label=label, request=request, routed=counts.routed, touched=counts.touched,
-            counts=(counts.loaded, counts.filtered, counts.unselected),
-        )
-        deleted = 0
-        if keyed is not None and request.overwrite is not None:
-            committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
-        elif keyed is not None:
-            committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit)
-        else:
-            committed = publish_rows(handle, counted.accepted(), targets, commit)
-    finally:
-        counted.release()
+    deleted = 0
+    if keyed is None and counted_by_write(routed, request):
+        # One pass: the rows are staged as files and counted from that write.
+        written = stage_and_count(handle, routed, request, label, targets)
+        counts, error_rows_path = written.counts, written.error_rows_path
+        commit = load_commit(label, request, counts)
+        committed = publish_rows(handle, None, targets, commit, staged=written.files)
+    else:
+        counted = count_and_check(handle, routed, request, label, keyed)
+        try:
+            counts, error_rows_path = counted.counts, counted.error_rows_path
+            crash_point(request.operation, "rows-counted")
+            commit = load_commit(label, request, counts)
+            if keyed is not None and request.overwrite is not None:
+                committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
+            elif keyed is not None:
+                committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit, facts=counts.keys)
+            else:
+                committed = publish_rows(handle, counted.accepted(), targets, commit)
+        finally:
+            counted.release()
     # The snapshot the load reports: main's, or (temp partitions) the last branch it loaded;
     # snapshot_ids has every branch's.
     moved = [branch_name(t) for t in counts.touched if branch_name(t) in committed.snapshot_ids]
@@ -118,8 +124,15 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     return LoadResult(
         label=label, status="FINISHED", snapshot_id=snapshot_id, loaded_rows=counts.loaded,
         filtered_rows=counts.filtered, unselected_rows=counts.unselected, deleted_rows=deleted,
-        elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=counted.error_rows_path,
+        elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=error_rows_path,
         snapshot_ids=dict(committed.snapshot_ids),
+    )
+
+
+def load_commit(label: str, request: LoadRequest, counts: RowCounts) -> LoadCommit:
+    return LoadCommit(
+        label=label, request=request, routed=counts.routed, touched=counts.touched,
+        counts=(counts.loaded, counts.filtered, counts.unselected),
     )
 
 

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.iceberg_tables import table_location
 from iceberg_doris.engine.safe_paths import child_location
+from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading import STATUS_COLUMN, write_error_rows
+from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
+from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape
 from iceberg_doris.operations.load.routing import (
     AUTO_KEY_COLUMN,
     PARTITION_COLUMN,
@@ -22,7 +25,7 @@ from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 ERROR_ROWS_DIR = "_doris_load_errors"
 
@@ -37,11 +40,13 @@ class RowCounts:
     unselected: int
     touched: list[str]  # partitions that receive rows
     placed: bool = True  # False: some rows fit no partition even with the new auto partitions
+    keys: BatchFacts | None = None  # keyed loads: the accepted rows' keys, from the same pass
 
 
 @dataclass
 class CountedRows:
-    """The routed rows, persisted (call :meth:`release` when done), with their counts."""
+    """The routed rows, persisted unless a keyed load into main (call :meth:`release` when done),
+    with their counts."""
 
     frame: "DataFrame"
     counts: RowCounts
@@ -56,48 +61,69 @@ class CountedRows:
         self.frame.unpersist()
 
 
-def count_and_check(handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str) -> CountedRows:
-    """Counts the routed rows (planning auto partitions from the same pass), writes the rejected
-    ones to the error-rows folder and refuses the load when too many were filtered."""
+def count_and_check(
+    handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, keyed: KeyedLoadShape | None = None
+) -> CountedRows:
+    """Counts the routed rows (planning auto partitions from the same pass; for a ``keyed`` load
+    also its keys' :class:`BatchFacts`), writes the rejected ones to the error-rows folder and
+    refuses the load when too many were filtered."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
-    frame = routed.frame.withColumn(PARTITION_COLUMN, partition).persist(StorageLevel.MEMORY_AND_DISK)
+    frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
+    # A keyed load into main keeps no copy of its rows: a batch of new keys is read once more to
+    # be written, and one that needs a lookup is cached by its KeyedWrite. Other loads read the
+    # rows several times (per temp partition, after auto partitions are planned).
+    keep = keyed is None or routed.temporary
+    frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
     try:
-        counted = count_rows(frame, routed, handle.model)
+        counted = count_rows(frame, routed, handle.model, keyed)
         if not counted.placed:
             # Rare: route once more over the new partitions; rows that still fit none are rejected.
             frame.unpersist()
             rerouted = reroute(counted.routed)
-            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK)
-            counted = count_rows(frame, rerouted, handle.model)
-        loaded, filtered = counted.loaded, counted.filtered
-        error_path = None
-        if filtered:
-            rejected = frame.filter(F.col(STATUS_COLUMN) == "error").drop(PARTITION_COLUMN, AUTO_KEY_COLUMN)
-            error_path = write_error_rows(rejected, error_location(handle, label))
-        total = loaded + filtered
-        if filtered and filtered / total > request.max_filter_ratio:
-            reason = request.filtered_message or (
-                f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
-                f"{request.max_filter_ratio}"
-            )
-            raise LoadError(
-                f"{reason}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
-                f"are in {error_path}"
-            )
+            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else rerouted.frame
+            counted = count_rows(frame, rerouted, handle.model, keyed)
+        error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
+        check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
         frame.unpersist()
         raise
     return CountedRows(frame, counted, error_path)
 
 
-def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel) -> RowCounts:
+def write_rejected(frame: "DataFrame", location: str) -> str:
+    """Writes the error rows of ``frame`` (the routed rows) to ``location``; returns it."""
+    from pyspark.sql import functions as F
+
+    rejected = frame.filter(F.col(STATUS_COLUMN) == "error")
+    return write_error_rows(rejected.drop(*[c for c in (PARTITION_COLUMN, AUTO_KEY_COLUMN) if c in frame.columns]), location)
+
+
+def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCounts, error_path: str | None) -> None:
+    """Refuses the load when more than ``max_filter_ratio`` of its rows were filtered."""
+    loaded, filtered = counts.loaded, counts.filtered
+    total = loaded + filtered
+    if filtered and filtered / total > request.max_filter_ratio:
+        reason = request.filtered_message or (
+            f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
+            f"{request.max_filter_ratio}"
+        )
+        raise LoadError(
+            f"{reason}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
+            f"are in {error_path}"
+        )
+
+
+def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel, keyed: KeyedLoadShape | None = None) -> RowCounts:
     """Counts ``frame`` (the routed rows, persisted) by status and partition in one Spark job,
-    planning auto partitions from the same pass."""
+    planning auto partitions from the same pass (and, ``keyed``, finding the keys' facts)."""
+    from pyspark.sql import functions as F
+
     grouping = [STATUS_COLUMN, PARTITION_COLUMN] + ([AUTO_KEY_COLUMN] if routed.auto_keys else [])
-    grouped = frame.groupBy(*grouping).count().collect()
+    aggregates = [F.count(F.lit(1)).alias("count")] + (key_aggregates(keyed) if keyed is not None else [])
+    grouped = frame.groupBy(*grouping).agg(*aggregates).collect()
     counts: dict[str, int] = {}
     for row in grouped:
         counts[row[STATUS_COLUMN]] = counts.get(row[STATUS_COLUMN], 0) + row["count"]
@@ -110,7 +136,35 @@ def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel) -
             return RowCounts(routed, 0, 0, 0, [], placed=False)
         # Each key was outside every existing partition, so each has a new partition of its own.
         touched |= {p.name for p in routed.created}
-    return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched))
+    facts = batch_facts(ok) if keyed is not None else None
+    return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched), keys=facts)
+
+
+def key_aggregates(keyed: KeyedLoadShape) -> list["Column"]:
+    """Per group: distinct keys, the first key column's range, whether a row deletes."""
+    from pyspark.sql import functions as F
+
+    keys = [F.col(quote_identifier(k)) for k in keyed.keys]
+    return [
+        F.countDistinct(F.struct(*keys)).alias("__distinct"),
+        F.min(keys[0]).alias("__low"),
+        F.max(keys[0]).alias("__high"),
+        F.max(F.col(DELETE).cast("int")).alias("__deletes"),
+    ]
+
+
+def batch_facts(ok: list[Any]) -> BatchFacts:
+    """The facts of the accepted rows, from their groups (a key lies in one partition: Doris
+    makes partition columns key columns)."""
+    lows = [row["__low"] for row in ok if row["__low"] is not None]
+    highs = [row["__high"] for row in ok if row["__high"] is not None]
+    return BatchFacts(
+        rows=sum(row["count"] for row in ok),
+        distinct_keys=sum(row["__distinct"] for row in ok),
+        low=min(lows) if lows else None,
+        high=max(highs) if highs else None,
+        deletes=any(row["__deletes"] for row in ok),
+    )
 
 
 def error_location(handle: DorisTable, label: str) -> str:

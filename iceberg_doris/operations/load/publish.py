@@ -23,6 +23,7 @@ from iceberg_doris.errors import LoadError
 from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedWrite
+from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
 from iceberg_doris.operations.load.checks import check_label_unused
@@ -72,31 +73,39 @@ def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: Java
     return fresh
 
 
-def publish_rows(handle: DorisTable, accepted: "DataFrame", targets: list[TargetColumn], commit: LoadCommit) -> Committed[None]:
+def publish_rows(
+    handle: DorisTable, accepted: "DataFrame | None", targets: list[TargetColumn], commit: LoadCommit,
+    *, staged: list[JavaObject] | None = None,
+) -> Committed[None]:
     """Duplicate-key loads and overwrites: stages the accepted rows as data files (one set per temp
-    partition), then commits them in one append, overwrite or RowDelta per ref."""
+    partition), then commits them in one append, overwrite or RowDelta per ref. ``staged``: the
+    rows' files for main, already staged (``accepted`` is then not read)."""
     from pyspark.sql import functions as F
 
     request, routed = commit.request, commit.routed
     columns = [F.col(quote_identifier(t.name)) for t in targets]
-    staged: dict[str | None, list[JavaObject]] = {}
-    if routed.temporary:
+    files: dict[str | None, list[JavaObject]] = {}
+    if staged is not None:
+        files[None] = staged
+    elif routed.temporary:
         for name in commit.touched:
             rows = accepted.filter(F.col(PARTITION_COLUMN) == name).select(*columns)
-            staged[name] = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
+            files[name] = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
     elif commit.counts[0]:
-        staged[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns), table=handle.table)
-    crash_point(request.operation, "files-staged")
+        assert accepted is not None
+        files[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns), table=handle.table)
+    if staged is None:
+        crash_point(request.operation, "files-staged")
 
     def build(table: JavaObject, transaction: JavaObject) -> None:
         fresh = stage_load_metadata(handle, table, transaction, commit)
         if routed.temporary:
             for name in request.temporary_partitions or () if request.overwrite else commit.touched:
-                added = FileSet(staged.get(name, []))
+                added = FileSet(files.get(name, []))
                 removed = all_files(table, ref=branch_name(name)) if request.overwrite else FileSet()
                 stage_replacement(transaction, removed, added, branch=branch_name(name), summary=commit.summary())
             return
-        added = FileSet(staged.get(None, []))
+        added = FileSet(files.get(None, []))
         if request.overwrite is None:
             stage_append(transaction, added.data_files, summary=commit.summary())
             return
@@ -120,10 +129,12 @@ def publish_keyed_overwrite(
 
 
 def publish_keyed(
-    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit
+    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit,
+    *, facts: BatchFacts | None = None,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
-    one commit (a RowDelta per ref). Returns the commit and the rows deleted."""
+    one commit (a RowDelta per ref). Returns the commit and the rows deleted. ``facts``: the
+    batch's keys as the counting pass found them (lets a batch of only new keys skip its lookup)."""
     from pyspark.sql import functions as F
 
     assert commit.request.overwrite is None, "overwrites of keyed tables go through publish_keyed_overwrite"
@@ -133,6 +144,7 @@ def publish_keyed(
             KeyedWrite(
                 handle, accepted.filter(F.col(PARTITION_COLUMN) == name), shape,
                 touched=touched_predicate(routed.partitions, [name], True), branch=branch_name(name), summary=commit.summary(),
+                facts=facts,
             )
             for name in commit.touched
         ]
@@ -140,7 +152,7 @@ def publish_keyed(
         writes = [
             KeyedWrite(
                 handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
-                branch=None, summary=commit.summary(),
+                branch=None, summary=commit.summary(), facts=facts,
             )
         ]
     try:

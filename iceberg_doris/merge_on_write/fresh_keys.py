@@ -1,0 +1,111 @@
+"""Keyed loads whose keys the table cannot hold yet: written without any lookup.
+
+A unique- or aggregate-key load only has to find stored rows that share its keys. When no live
+data file of the ref can hold any of them (the table or partition is empty, or the batch's keys
+fall outside every file's key range: Iceberg keeps each file's lower and upper bound of the key
+column in its manifest entry, so planning with the batch's key range finds the candidate files
+from metadata alone, without reading data), every row of the batch is new: it is written as it
+is, no key is scanned, probed or joined, and the commit deletes nothing. The snapshot summary's
+``doris.key-lookup`` says so.
+
+The facts this needs come from the pass that counts the load (:class:`BatchFacts`: how many keys,
+how many distinct, their range, whether any row deletes). A batch with a repeated key, a delete
+row, or a partial-column update takes the usual path. The commit validates against the same key
+range: a concurrent commit that adds rows there makes the load look its keys up after all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.engine.file_sets import ref_snapshot_id
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_tables import iceberg_expression
+from iceberg_doris.engine.live_files import live_files
+from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.merge_on_write import plan
+from iceberg_doris.merge_on_write.lookup import KeyedTable, Lookup, _first_key_filter
+from iceberg_doris.table_model import snapshot_summary
+from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+NO_LOOKUP = "none: no live data file can hold the batch's keys"
+
+
+@dataclass(frozen=True)
+class BatchFacts:
+    """What the counting pass found about a keyed batch's accepted rows."""
+
+    rows: int
+    distinct_keys: int
+    low: Any  # smallest value of the first key column (None: no rows)
+    high: Any
+    deletes: bool  # some row deletes its key (merge_type DELETE / MERGE)
+
+    @property
+    def repeated_keys(self) -> bool:
+        return self.distinct_keys != self.rows
+
+
+def may_skip_lookup(shape: plan.KeyedLoadShape, facts: BatchFacts | None) -> bool:
+    """Whether the batch itself allows writing it without a lookup (the table decides the rest)."""
+    return facts is not None and not facts.repeated_keys and not facts.deletes and not shape.partial
+
+
+def key_range(shape: plan.KeyedLoadShape, facts: BatchFacts) -> Predicate:
+    """The batch's range of the first key column (no filter when the batch is empty)."""
+    return _first_key_filter(shape, None, facts.low, facts.high) if facts.rows else TRUE
+
+
+def holds_none_of(handle: KeyedTable, table: JavaObject, branch: str | None, touched: Predicate,
+                  shape: plan.KeyedLoadShape, facts: BatchFacts) -> bool:
+    """Whether no live data file of ``branch`` (in the touched partitions) can hold a batch key:
+    planned from the manifests' partition values and key bounds, no data read."""
+    snapshot_id = ref_snapshot_id(table, branch)
+    if snapshot_id is None:
+        return True
+    row_filter = iceberg_expression(handle.iceberg, both(touched, key_range(shape, facts)))
+    data_files, _ = live_files(table, snapshot_id=snapshot_id, row_filter=row_filter)
+    return len(data_files) == 0
+
+
+def without_lookup(
+    handle: KeyedTable,
+    table: JavaObject,
+    batch: "DataFrame",
+    shape: plan.KeyedLoadShape,
+    touched: Predicate,
+    branch: str | None,
+    summary: dict[str, str],
+    lookups: int,
+    facts: BatchFacts,
+    *,
+    upserts: list[JavaObject] | None = None,
+) -> Lookup | None:
+    """The lookup's result when no live file of ``table`` can hold a batch key (every row is new):
+    the batch staged as it is (``upserts`` given: those files), nothing deleted. None when some
+    file may hold a key: the caller looks the keys up."""
+    if not holds_none_of(handle, table, branch, touched, shape, facts):
+        return None
+    iceberg = handle.iceberg
+    row_filter = iceberg_expression(iceberg, both(touched, key_range(shape, facts)))
+    if upserts is None:
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(batch, shape), shape), table=table, clustered=True)
+    summary = summary | {
+        snapshot_summary.LOOKUPS: str(lookups),
+        snapshot_summary.KEY_LOOKUP: NO_LOOKUP,
+        snapshot_summary.DELETED_ROWS: "0",
+    }
+    return Lookup(ref_snapshot_id(table, branch), row_filter, {}, 0, upserts, [], {}, {}, summary, [])
+
+
+def all_new(batch: "DataFrame", shape: plan.KeyedLoadShape) -> "DataFrame":
+    """The batch shaped as ``plan.decide``'s output when no key has a stored row: every version
+    wins, and every stored value it could read is NULL."""
+    from pyspark.sql import functions as F
+
+    stored = [F.lit(None).cast(shape.model.column(c).spark_type).alias(plan.LIVE + c) for c in plan.live_columns_needed(shape)]
+    return batch.select("*", *stored, F.lit(None).cast("string").alias(plan.FILE), F.lit(True).alias(plan.WINS))

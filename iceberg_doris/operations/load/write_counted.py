@@ -1,0 +1,99 @@
+"""Counting a load's rows from the write itself: the one-pass path of duplicate-key loads.
+
+A load whose rows go straight into data files (duplicate keys, into main, no auto partitions)
+needs no pass of its own to count them: the rows are staged as data files first and then
+
+- the loaded rows are the staged files' record counts (exact: what was written);
+- whether any row was filtered or unselected, and which partitions received rows, come from a
+  Spark ``Observation`` on the rows as the write reads them (no extra job). Spark may evaluate an
+  observed plan more than once (a range-distributed write samples its input first), which is why
+  the observation only answers "were there any" and "which": an exact count of the other rows is
+  taken only when there are any, in the same job that finds them (and the error rows are written
+  only then).
+
+``max_filter_ratio`` is enforced after staging and before the commit, so a refused load commits
+nothing; its staged files are orphans that ``doris.cleanup`` removes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from iceberg_doris.engine.file_sets import record_count
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.faults import crash_point
+from iceberg_doris.loading import STATUS_COLUMN, STATUS_OK, TargetColumn
+from iceberg_doris.operations.load.counting import RowCounts, check_filter_ratio, error_location, write_rejected
+from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows
+from iceberg_doris.operations.requests import LoadRequest
+from iceberg_doris.operations.tables import DorisTable
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+@dataclass
+class StagedCounted:
+    """The staged files of a load and its counts, taken from that write."""
+
+    counts: RowCounts
+    files: list[JavaObject]
+    error_rows_path: str | None
+
+
+def counted_by_write(routed: RoutedRows, request: LoadRequest) -> bool:
+    """Whether a duplicate-key load can count its rows from its write: rows into main (not temp
+    partitions) whose partitions are all known before the write (no auto partitions to plan)."""
+    return not routed.auto_keys and not routed.temporary and not request.temporary_partitions
+
+
+def stage_and_count(
+    handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, targets: list[TargetColumn]
+) -> StagedCounted:
+    """Stages the accepted rows as data files and counts the load from that write (see the module)."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    ok = F.col(STATUS_COLUMN) == STATUS_OK
+    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
+    frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
+    observation = Observation()
+    watched = frame.observe(
+        observation,
+        F.max(F.when(~ok, F.lit(1)).otherwise(F.lit(0))).alias("others"),
+        # As JSON text: an observed array reaches Python as a Java object.
+        F.to_json(F.collect_set(F.when(ok, F.col(PARTITION_COLUMN)))).alias("touched"),
+    )
+    rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
+    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, clustered=True)
+    seen = observation.get or {}
+    loaded = sum(map(record_count, files))
+    error_path = None
+    observed = seen.get("others") is not None and seen.get("touched") is not None
+    if not observed:
+        # Spark optimised the observed plan away (every row was rejected while planning, e.g. a
+        # constant query): count the routed rows in one job instead.
+        grouped = frame.groupBy(STATUS_COLUMN, PARTITION_COLUMN).count().collect()
+        by_status: dict[str, int] = {}
+        for row in grouped:
+            by_status[row[STATUS_COLUMN]] = by_status.get(row[STATUS_COLUMN], 0) + int(row["count"])
+        touched = sorted({str(r[PARTITION_COLUMN]) for r in grouped if r[STATUS_COLUMN] == STATUS_OK and r[PARTITION_COLUMN] is not None})
+    else:
+        by_status = {}
+        if seen["others"]:
+            # Some rows were not loaded: count them exactly.
+            others = frame.filter(~ok).groupBy(STATUS_COLUMN).count().collect()
+            by_status = {row[STATUS_COLUMN]: int(row["count"]) for row in others}
+        touched = sorted(str(name) for name in json.loads(seen["touched"]) if name is not None)
+    filtered, unselected = by_status.get("error", 0), by_status.get("unselected", 0)
+    if filtered:
+        error_path = write_rejected(frame, error_location(handle, label))  # only when there are error rows
+    crash_point(request.operation, "files-staged")  # the files and the error rows are written by now
+    counts = RowCounts(routed, loaded, filtered, unselected, touched)
+    check_filter_ratio(handle, request, counts, error_path)
+    crash_point(request.operation, "rows-counted")
+    return StagedCounted(counts, files, error_path)
