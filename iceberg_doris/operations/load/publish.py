@@ -19,7 +19,6 @@ from iceberg_doris.engine.iceberg_tables import stage_model
 from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
-from iceberg_doris.errors import LoadError
 from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedWrite
