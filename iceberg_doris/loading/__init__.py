@@ -11,7 +11,7 @@ Nothing here commits to Iceberg or knows partitions or key models; ``doris.load`
 """
 
 from iceberg_doris.loading.column_mapping import ColumnMapping, parse_column_mapping
-from iceberg_doris.loading.error_rows import read_error_rows, write_error_rows
+from iceberg_doris.loading.error_rows import first_error_reason, read_error_rows, write_error_rows
 from iceberg_doris.loading.prepare import (
     REASON_COLUMN,
     STATUS_COLUMN,
@@ -49,6 +49,7 @@ __all__ = [
     "loaded_columns",
     "parse_column_mapping",
     "prepare_rows",
+    "first_error_reason",
     "read_error_rows",
     "read_source",
     "source_info",

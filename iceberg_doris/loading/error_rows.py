@@ -74,3 +74,13 @@ def read_error_rows(location: str) -> list[dict[str, Any]]:
             rows.extend(json.loads(line) for line in handle if line.strip())
     return rows
 
+
+def first_error_reason(spark: Any, location: str) -> str | None:
+    """The reason of the first error row :func:`write_error_rows` wrote at ``location`` (any
+    storage Spark reads), for a message; None if it cannot be read."""
+    try:
+        found = spark.read.schema("reason STRING").json(location).where("reason IS NOT NULL").limit(1).collect()
+    except Exception:  # noqa: BLE001 - the message is a courtesy; the file stays the full answer
+        return None
+    return str(found[0][0]) if found else None
+

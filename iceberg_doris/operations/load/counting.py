@@ -10,7 +10,7 @@ from iceberg_doris.engine.iceberg_tables import table_location
 from iceberg_doris.engine.safe_paths import child_location
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import LoadError
-from iceberg_doris.loading import STATUS_COLUMN, write_error_rows
+from iceberg_doris.loading import STATUS_COLUMN, first_error_reason, write_error_rows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape
 from iceberg_doris.operations.load.routing import (
@@ -110,8 +110,10 @@ def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCoun
             f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
             f"{request.max_filter_ratio}"
         )
+        first = first_error_reason(handle.iceberg.spark, error_path) if error_path else None
+        why = f" (first rejected row: {first})" if first else ""
         raise LoadError(
-            f"{reason}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
+            f"{reason}{why}; nothing was committed to {handle.name.qualified}. The rejected rows and their reasons "
             f"are in {error_path}"
         )
 
