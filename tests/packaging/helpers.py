@@ -60,6 +60,9 @@ def run(command: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 
 
 
 UNIQUE_KEY_JOB = '''
+import pathlib
+import pyspark
+pathlib.Path("pyspark-origin.txt").write_text(pyspark.__file__)
 import iceberg_doris
 from iceberg_doris import doris
 
