@@ -4,6 +4,7 @@
     iceberg-doris -f pipeline.sql --home /data/lake
     iceberg-doris --catalog-uri postgresql://u@db:5432/lake --catalog-password-file ~/.lake-pw -e "..."
     iceberg-doris --dynamic-partitions-every 600      # Doris's dynamic-partition scheduler
+    iceberg-doris --print-spark-conf > doris.conf    # then: spark-sql --properties-file doris.conf
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ DEFAULT_MAX_ROWS = 1000
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.print_spark_conf:
+        return print_spark_conf(args)
     statements: list[str] = []
     for kind, value in args.sources:
         text = value if kind == "e" else _read_script(value)
@@ -52,6 +55,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"(only the first {args.max_rows} rows are shown; raise --max-rows to see more)")
     if args.dynamic_partitions_every is not None:
         return run_scheduler(spark, args.dynamic_partitions_every, args.max_passes)
+    return 0
+
+
+def print_spark_conf(args: argparse.Namespace) -> int:
+    """Prints the session's Spark settings as a properties file (no password: see its header)."""
+    from iceberg_doris.catalog import CatalogSettings, spark_conf
+    from iceberg_doris.catalog.spark_properties import render_properties
+
+    try:
+        settings = CatalogSettings.resolve(
+            home=args.home,
+            catalog_uri=args.catalog_uri,
+            warehouse=args.warehouse,
+            catalog_password_file=args.catalog_password_file,
+        )
+        conf = spark_conf(settings, master=args.master, conf=_conf_pairs(args))
+    except DorisError as error:
+        print(f"ERROR: {mask_secrets(str(error))}", file=sys.stderr)
+        return 1
+    if args.master:
+        conf["spark.master"] = args.master
+    print(render_properties(conf, settings), end="")
     return 0
 
 
@@ -155,20 +180,24 @@ def _read_script(path: str) -> str:
 def _session(args: argparse.Namespace) -> Any:
     from iceberg_doris.catalog import session
 
+    return session(
+        home=args.home,
+        catalog_uri=args.catalog_uri,
+        warehouse=args.warehouse,
+        master=args.master,
+        conf=_conf_pairs(args),
+        catalog_password_file=args.catalog_password_file,
+    )
+
+
+def _conf_pairs(args: argparse.Namespace) -> dict[str, str]:
     conf = {}
     for item in args.conf:
         key, sep, value = item.partition("=")
         if not sep:
             raise DorisError(f"--conf {item!r} is not KEY=VALUE")
         conf[key] = value
-    return session(
-        home=args.home,
-        catalog_uri=args.catalog_uri,
-        warehouse=args.warehouse,
-        master=args.master,
-        conf=conf,
-        catalog_password_file=args.catalog_password_file,
-    )
+    return conf
 
 
 class _AppendSource(argparse.Action):
@@ -204,6 +233,12 @@ def _parser() -> argparse.ArgumentParser:
         help="after the statements, run the dynamic-partition scheduler every SECONDS until interrupted",
     )
     parser.add_argument("--max-passes", type=int, help="stop the scheduler after this many passes")
+    parser.add_argument(
+        "--print-spark-conf",
+        action="store_true",
+        help="print the Spark settings as a properties file for spark-sql / the Thrift server / spark-submit "
+        "(--properties-file FILE) and exit; it holds no password (see its header)",
+    )
     return parser
 
 

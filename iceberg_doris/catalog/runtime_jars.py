@@ -8,14 +8,17 @@
 - The iceberg-doris Spark bridge (``jvm/`` in the repository) is compiled with ``javac``.
 - JDBC drivers for the catalog come from Debian packages (or ``ICEBERG_DORIS_JDBC_JARS``).
 
-Built jars are named by a hash of their inputs and cached, so a second run builds nothing and a
-changed input never reuses a stale jar.
+An installed wheel ships the bridge and the relocated Jackson jar (built by ``setup.py`` when the
+wheel was built, listed in ``_jars/shipped.json``) and uses them as they are: no ``javac`` or jarjar
+at run time. A source checkout builds them on first use instead; built jars are named by a hash of
+their inputs and cached, so a second run builds nothing and a changed input never reuses a stale jar.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -47,6 +50,7 @@ JACKSON_MODULES = ("annotations", "core", "databind", "datatype-jsr310")
 JACKSON_RULE = "rule com.fasterxml.jackson.** org.apache.iceberg.shaded.com.fasterxml.jackson.@1\n"
 BRIDGE_SOURCE_DIR = Path(__file__).resolve().parents[2] / "jvm" / "src" / "main" / "java"
 PACKAGED_JAR_DIR = Path(__file__).resolve().parents[1] / "_jars"
+SHIPPED_MANIFEST = "shipped.json"  # written into a wheel's _jars/ by build_distribution_jars
 
 
 @dataclass(frozen=True)
@@ -104,13 +108,44 @@ def iceberg_runtime_jar() -> Path:
 
 
 def pyspark_jar_dir() -> Path:
+    """Spark's own jars: under ``$SPARK_HOME`` when set (spark-submit sets it; there ``pyspark``
+    is imported from ``pyspark.zip``, which has no jars beside it), else beside the pyspark package."""
+    candidates = []
+    spark_home = os.environ.get("SPARK_HOME")
+    if spark_home:
+        candidates.append(Path(spark_home) / "jars")
     import pyspark
 
-    return Path(pyspark.__file__).parent / "jars"
+    candidates.append(Path(pyspark.__file__).parent / "jars")
+    for candidate in candidates:
+        if candidate.is_dir() and any(candidate.glob("spark-core_*.jar")):
+            return candidate
+    raise SetupError(
+        f"Spark's jars were not found (looked in {', '.join(str(c) for c in candidates)}). "
+        "Set SPARK_HOME to the Spark installation PySpark belongs to, or reinstall pyspark."
+    )
+
+
+def shipped_jar(kind: str) -> Path | None:
+    """A jar an installed wheel ships ("bridge" or "jackson"), or None in a source checkout."""
+    manifest = PACKAGED_JAR_DIR / SHIPPED_MANIFEST
+    if not manifest.is_file():
+        return None
+    name = json.loads(manifest.read_text()).get(kind)
+    jar = PACKAGED_JAR_DIR / name if name else None
+    if jar is None or not jar.is_file():
+        raise SetupError(
+            f"This iceberg-doris installation is damaged: its {kind} jar ({jar}) is missing. "
+            "Reinstall it: pip install --force-reinstall iceberg-doris."
+        )
+    return jar
 
 
 def relocated_jackson_jar() -> Path:
     """PySpark's Jackson, relocated to the package names the Iceberg runtime expects."""
+    shipped = shipped_jar("jackson")
+    if shipped is not None:
+        return shipped
     sources = []
     for module in JACKSON_MODULES:
         found = sorted(pyspark_jar_dir().glob(f"jackson-{module}-2.*.jar"))
@@ -136,12 +171,18 @@ def relocated_jackson_jar() -> Path:
         if not relocated.is_file():
             # jarjar reports some failures on stdout and still exits 0.
             raise SetupError(f"jarjar produced no relocated Jackson jar from {', '.join(s.name for s in sources)}.")
-        _publish(relocated, target)
+        # jarjar stamps entries with the current time; fixed times make the jar reproducible.
+        normalized = Path(work) / "normalized.jar"
+        _merge_jars([relocated], normalized)
+        _publish(normalized, target)
     return target
 
 
 def bridge_jar() -> Path:
     """The compiled iceberg-doris Spark bridge (parser extension and ``doris`` procedure catalog)."""
+    shipped = shipped_jar("bridge")
+    if shipped is not None:
+        return shipped
     sources = sorted(BRIDGE_SOURCE_DIR.rglob("*.java")) if BRIDGE_SOURCE_DIR.is_dir() else []
     if not sources:
         packaged = sorted(PACKAGED_JAR_DIR.glob("iceberg-doris-bridge-*.jar"))
@@ -188,10 +229,12 @@ def jdbc_driver_jars() -> list[Path]:
         return jars
     jars = [j for j in (DEBIAN_SQLITE_JDBC, DEBIAN_POSTGRES_JDBC) if j.is_file()]
     if DEBIAN_SQLITE_JDBC not in jars:
+        # No PyPI package ships these drivers, so they are the one part a pip install cannot bring.
         raise SetupError(
-            "The SQLite JDBC driver for the embedded catalog is missing. Install it "
-            "(Debian: apt-get install -y libxerial-sqlite-jdbc-java libxerial-sqlite-jdbc-jni) "
-            f"or list driver jars in {JDBC_JARS_ENV}."
+            "The SQLite JDBC driver for the embedded catalog is missing (pip cannot install it). "
+            "Install it (Debian: apt-get install -y libxerial-sqlite-jdbc-java libxerial-sqlite-jdbc-jni), "
+            f"or download sqlite-jdbc (org.xerial:sqlite-jdbc, 3.x) and set {JDBC_JARS_ENV}=/path/sqlite-jdbc.jar "
+            f"(add the PostgreSQL driver, org.postgresql:postgresql, separated by '{os.pathsep}', for a PostgreSQL catalog)."
         )
     return jars
 
@@ -261,6 +304,27 @@ def _run(command: list[str], purpose: str) -> None:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise SetupError(f"Could not {purpose}: {' '.join(command[:3])} ... failed:\n{result.stderr.strip()[-2000:]}")
+
+
+def build_distribution_jars(target: Path) -> list[Path]:
+    """Builds the jars a wheel ships into ``target`` and lists them in its manifest.
+
+    Run by ``setup.py`` at wheel-build time (the build machine has javac and jarjar); the
+    installed package then finds them through :func:`shipped_jar`.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    previous = os.environ.get(JAR_CACHE_ENV)
+    os.environ[JAR_CACHE_ENV] = str(target)
+    try:
+        jackson = relocated_jackson_jar()
+        bridge = bridge_jar()
+    finally:
+        if previous is None:
+            os.environ.pop(JAR_CACHE_ENV, None)
+        else:
+            os.environ[JAR_CACHE_ENV] = previous
+    (target / SHIPPED_MANIFEST).write_text(json.dumps({"bridge": bridge.name, "jackson": jackson.name}, indent=1) + "\n")
+    return [bridge, jackson]
 
 
 def main() -> None:

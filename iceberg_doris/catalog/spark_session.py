@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from iceberg_doris.catalog.running_jvm import prepare_driver_jvm
 from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
 from iceberg_doris.session_secrets import split_secret_settings, supply_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
@@ -111,8 +112,16 @@ def spark_conf(
     binds the driver to 127.0.0.1 and turns on ``spark.authenticate``; a cluster master keeps
     Spark's defaults (executors must reach the driver), so secure that network with Spark's own
     ``spark.authenticate`` and TLS settings.
+
+    If this process already runs a driver JVM (``spark-submit job.py``, or a notebook whose
+    session was stopped), the jars cannot reach it through ``spark.jars`` any more: they are added
+    to its class loader here, so call this before building the session.
     """
     runtime = resolve_runtime_jars()
+    late_properties = {"iceberg.scan.plan-in-worker-pool": "false"}
+    if runtime.native_library_path is not None:
+        late_properties["org.sqlite.lib.path"] = str(runtime.native_library_path)
+    prepare_driver_jvm(runtime.jars, late_properties)
     java_options = [
         f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
         # Iceberg's parallel scan planning (ParallelIterable) waits for its workers in 10 ms sleeps:

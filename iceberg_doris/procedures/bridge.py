@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.session_secrets import supply_secret_settings
-from iceberg_doris.errors import DorisError
+from iceberg_doris.errors import ConfigurationError, DorisError
 from iceberg_doris.masking import mask_secrets
 from iceberg_doris.procedures.binding import reject_duplicate_keys
 from iceberg_doris.procedures.callback_server import start_authenticated_callback_server
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 HANDLERS_CLASS = "io.icebergdoris.spark.ProcedureHandlers"
+DORIS_PARSER_CLASS = "io.icebergdoris.spark.DorisCallParser"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -86,11 +87,28 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     The py4j callback server the JVM calls the procedures through then listens on 127.0.0.1 only
     and refuses every connection without the gateway's secret.
     """
+    require_doris_extensions(spark)
     if settings is not None:
         supply_secret_settings(spark, settings.spark_catalog_secrets())
     start_authenticated_callback_server(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
     handlers.register(ProcedureHandler(spark))
+
+
+def require_doris_extensions(spark: "SparkSession") -> None:
+    """Refuses a session whose SQL parser is not ours: its JVM did not have our jars when it was
+    created (or it was built without :func:`iceberg_doris.spark_conf`), so ``CALL doris.*`` and
+    the procedures cannot work on it, and Spark cannot add SQL extensions to a running session."""
+    parser = spark._jsparkSession.sessionState().sqlParser().getClass().getName()
+    if parser != DORIS_PARSER_CLASS:
+        raise ConfigurationError(
+            "This Spark session was created without the iceberg-doris SQL extensions (a notebook's or "
+            "pyspark shell's own session, or one built without iceberg_doris.spark_conf()), and a running "
+            "session cannot take them. Stop it and create one with them: spark.stop(); "
+            "spark = iceberg_doris.session(), or spark.stop(); settings = iceberg_doris.CatalogSettings.resolve(); "
+            "spark = SparkSession.builder.config(map=iceberg_doris.spark_conf(settings)).getOrCreate(); "
+            "iceberg_doris.install(spark, settings)."
+        )
 
 
 def _to_json(value: Any) -> Any:
