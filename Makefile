@@ -1,5 +1,5 @@
 # The two commands of the README: each sets everything up first (idempotent, quick the second time).
-.PHONY: setup demo test jars
+.PHONY: setup demo test test-wheel jars
 
 setup:
 	./scripts/setup.sh
@@ -13,6 +13,12 @@ demo:
 test:
 	./scripts/setup.sh --test
 	.venv/bin/python -m pytest
+
+# Builds the wheel and sdist, installs the wheel in a fresh virtualenv without javac/jarjar on PATH
+# and runs a unique-key load from another folder (~7 minutes; not part of `make test`).
+test-wheel:
+	./scripts/setup.sh --test
+	ICEBERG_DORIS_WHEEL_TEST=1 .venv/bin/python -m pytest tests/packaging/test_wheel.py
 
 jars:
 	.venv/bin/python -c "from iceberg_doris.catalog.runtime_jars import main; main()"
