@@ -124,3 +124,48 @@ def test_auto_list_names_the_null_partition_px(spark, namespace, py_catalog):
         ("pX", "[types: [VARCHAR]; keys: [NULL]; ]", 1),
         ("pBeijing7", "[types: [VARCHAR]; keys: [Beijing]; ]", 1),
     ]
+
+
+# -- LARGEINT partition columns -----------------------------------------------------------------
+
+BIG = 12345678901234567890123456789012345678  # 38 digits: the most decimal(38,0) holds
+
+
+def test_largeint_list_partitions_route_their_rows(spark, namespace, py_catalog):
+    table = f"{namespace}.big_list"
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {table} (k INT NOT NULL, g LARGEINT NOT NULL) DUPLICATE KEY(k) PARTITION BY LIST(g) "
+        f"(PARTITION p_small VALUES IN ('1', '-2'), PARTITION p_big VALUES IN ('{BIG}', '-{BIG}')) "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    [result] = doris.load(
+        spark,
+        table=table,
+        query=f"SELECT * FROM VALUES (1, 1), (2, -2), (3, CAST('{BIG}' AS DECIMAL(38,0))), "
+        f"(4, CAST('-{BIG}' AS DECIMAL(38,0))), (5, 7) AS t(k, g)",
+        max_filter_ratio=0.5,
+    )
+    assert (result.loaded_rows, result.filtered_rows) == (4, 1)  # 7 fits no partition
+    assert readers_agree(spark, py_catalog, table) == [(1, 1), (2, -2), (3, BIG), (4, -BIG)]
+    assert [(name, rows) for name, _, rows in partitions(spark, table)] == [("p_small", 2), ("p_big", 2)]
+    doris.drop_partition(spark, table=table, partition="p_small")
+    assert readers_agree(spark, py_catalog, table) == [(3, BIG), (4, -BIG)]
+
+
+def test_auto_list_on_largeint_creates_a_partition_per_value(spark, namespace, py_catalog):
+    table = f"{namespace}.big_auto"
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {table} (k INT NOT NULL, g LARGEINT NOT NULL) DUPLICATE KEY(k) AUTO PARTITION BY LIST(g) () "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    doris.load(
+        spark, table=table, query=f"SELECT * FROM VALUES (1, 5), (2, 5), (3, CAST('{BIG}' AS DECIMAL(38,0))) AS t(k, g)"
+    )
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (4, 5) AS t(k, g)")  # lands in the partition made above
+    assert readers_agree(spark, py_catalog, table) == [(1, 5), (2, 5), (3, BIG), (4, 5)]
+    assert partitions(spark, table) == [
+        ("p51", "[types: [LARGEINT]; keys: [5]; ]", 3),
+        (f"p{BIG}38", f"[types: [LARGEINT]; keys: [{BIG}]; ]", 1),
+    ]
