@@ -15,7 +15,14 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
-from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
+from iceberg_doris.table_model import (
+    ColumnModel,
+    DorisTableModel,
+    LayoutField,
+    data_path_properties,
+    model_from_properties,
+    model_to_properties,
+)
 from iceberg_doris.table_model.partition_predicates import All, Compare, Constant, InValues, IsNull, Predicate
 from iceberg_doris.table_model.table_properties import stale_keys
 
@@ -65,7 +72,7 @@ def _create_table(
     order = iceberg.sort_order.builderFor(schema)
     for key in model.key_columns:
         order = order.asc(key)
-    properties = dict(ICEBERG_DEFAULTS) | model_to_properties(model)
+    properties = dict(ICEBERG_DEFAULTS) | data_path_properties(model, layout) | model_to_properties(model)
     if model.keys_model is not KeysModel.DUPLICATE:
         # Key lookups of merge-on-write loads skip row groups without the key.
         for key in model.key_columns:

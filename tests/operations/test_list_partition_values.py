@@ -169,3 +169,62 @@ def test_auto_list_on_largeint_creates_a_partition_per_value(spark, namespace, p
         ("p51", "[types: [LARGEINT]; keys: [5]; ]", 3),
         (f"p{BIG}38", f"[types: [LARGEINT]; keys: [{BIG}]; ]", 1),
     ]
+
+
+# -- values longer than a file name -------------------------------------------------------------
+
+LONG_A, LONG_B = "a" * 300, "Ω" * 200  # 300 bytes; 400 bytes of UTF-8: each longer than a folder name may be
+
+
+def file_paths(spark: Any, table: str) -> list[str]:
+    return [r[0] for r in spark.sql(f"SELECT file_path FROM {table}.all_files").collect()]
+
+
+def test_list_values_longer_than_a_file_name_load_and_update(spark, namespace, py_catalog):
+    table = f"{namespace}.long_list"
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {table} (k INT NOT NULL, c VARCHAR(1000) NOT NULL, v INT) UNIQUE KEY(k, c) "
+        f"PARTITION BY LIST(c) (PARTITION p_a VALUES IN ('{LONG_A}'), PARTITION p_b VALUES IN ('{LONG_B}')) "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    doris.load(spark, table=table, query=f"SELECT * FROM VALUES (1, '{LONG_A}', 1), (2, '{LONG_B}', 2) AS t(k, c, v)")
+    doris.load(spark, table=table, query=f"SELECT * FROM VALUES (1, '{LONG_A}', 10) AS t(k, c, v)")  # a deletion vector
+    assert readers_agree(spark, py_catalog, table) == [(1, LONG_A, 10), (2, LONG_B, 2)]
+    assert [(name, rows) for name, _, rows in partitions(spark, table)] == [("p_a", 1), ("p_b", 1)]
+    paths = file_paths(spark, table)  # data files and the deletion vector's Puffin file
+    assert len(paths) == 4 and any(path.endswith("-deletes.puffin") for path in paths)
+    assert not any("c=" in path or "aaaa" in path for path in paths)
+    properties = dict(spark.sql(f"SHOW TBLPROPERTIES {table}").collect())
+    assert properties["write.object-storage.enabled"] == "true"
+    assert properties["write.object-storage.partitioned-paths"] == "false"
+    # Metadata-only partition operations still see the values.
+    doris.drop_partition(spark, table=table, partition="p_a")
+    assert readers_agree(spark, py_catalog, table) == [(2, LONG_B, 2)]
+
+
+def test_auto_list_value_longer_than_a_file_name_loads(spark, namespace, py_catalog):
+    table = f"{namespace}.long_auto"
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {table} (k INT NOT NULL, c VARCHAR(1000)) DUPLICATE KEY(k) AUTO PARTITION BY LIST(c) () "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    doris.load(spark, table=table, query=f"SELECT * FROM VALUES (1, '{LONG_A}'), (2, 'short') AS t(k, c)")
+    assert readers_agree(spark, py_catalog, table) == [(1, LONG_A), (2, "short")]
+    [(name, _, rows)] = [p for p in partitions(spark, table) if p[0] != "pshort5"]
+    assert rows == 1 and len(name) <= 128  # Doris cuts a long auto partition name and suffixes its hash
+    assert not any("aaaa" in path or "short" in path for path in file_paths(spark, table))
+
+
+def test_tables_without_string_partition_values_keep_readable_folders(spark, namespace):
+    table = f"{namespace}.by_int"
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {table} (k INT NOT NULL, n INT NOT NULL) DUPLICATE KEY(k) PARTITION BY LIST(n) "
+        "(PARTITION p1 VALUES IN (1)) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    doris.load(spark, table=table, query="SELECT 1 AS k, 1 AS n")
+    [path] = file_paths(spark, table)
+    assert "/data/n=1/" in path
+    assert "write.object-storage.enabled" not in dict(spark.sql(f"SHOW TBLPROPERTIES {table}").collect())
