@@ -15,9 +15,17 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
-from iceberg_doris.table_model import ColumnModel, DorisTableModel, LayoutField, model_from_properties, model_to_properties
+from iceberg_doris.table_model import (
+    ColumnModel,
+    DorisTableModel,
+    LayoutField,
+    data_path_properties,
+    model_from_properties,
+    model_to_properties,
+)
+from iceberg_doris.table_model.column_renames import column_ids_json, follow_renames, needs_history, renamed_columns
 from iceberg_doris.table_model.partition_predicates import All, Compare, Constant, InValues, IsNull, Predicate
-from iceberg_doris.table_model.table_properties import stale_keys
+from iceberg_doris.table_model.table_properties import COLUMN_IDS, stale_keys
 
 log = logging.getLogger(__name__)
 FORMAT_VERSION = "3"
@@ -65,7 +73,7 @@ def _create_table(
     order = iceberg.sort_order.builderFor(schema)
     for key in model.key_columns:
         order = order.asc(key)
-    properties = dict(ICEBERG_DEFAULTS) | model_to_properties(model)
+    properties = dict(ICEBERG_DEFAULTS) | data_path_properties(model, layout) | model_to_properties(model)
     if model.keys_model is not KeysModel.DUPLICATE:
         # Key lookups of merge-on-write loads skip row groups without the key.
         for key in model.key_columns:
@@ -136,7 +144,12 @@ def read_model(iceberg: IcebergJava, table: JavaObject) -> DorisTableModel:
         if cached is not None:
             _MODELS.move_to_end(location)
             return cached
-    model = model_from_properties(dict(table.properties()), schema_columns(iceberg, table))
+    properties = dict(table.properties())
+    current = field_ids(table.schema())
+    # Columns renamed by other engines are followed through their field ids (see column_renames).
+    history = _schema_history(table) if needs_history(properties) else ()
+    properties = follow_renames(properties, renamed_columns(properties, current, history))
+    model = model_from_properties(properties, schema_columns(iceberg, table))
     if location is not None:
         with _MODELS_LOCK:
             _MODELS[location] = model
@@ -148,6 +161,17 @@ def read_model(iceberg: IcebergJava, table: JavaObject) -> DorisTableModel:
 _MODELS: OrderedDict[str, DorisTableModel] = OrderedDict()
 _MODELS_LOCK = threading.Lock()
 _MODELS_KEPT = 256
+
+
+def field_ids(schema: JavaObject) -> dict[str, int]:
+    """Top-level column name -> Iceberg field id."""
+    return {str(column.name()): int(column.fieldId()) for column in schema.columns()}
+
+
+def _schema_history(table: JavaObject) -> list[dict[str, int]]:
+    """Every schema the table has had, oldest first, as name -> field id."""
+    schemas = table.schemas()
+    return [field_ids(schemas.get(schema_id)) for schema_id in sorted(int(k) for k in schemas.keySet())]
 
 
 def _metadata_location(table: JavaObject) -> str | None:
@@ -185,6 +209,8 @@ def doris_type_of(spark_type: str) -> str:
 def stage_model(transaction: JavaObject, current: dict[str, str], model: DorisTableModel) -> None:
     """Stages the model's properties on a transaction (stale ``doris.*`` keys removed)."""
     wanted = model_to_properties(model)
+    ids = {name.lower(): field_id for name, field_id in field_ids(transaction.table().schema()).items()}
+    wanted[COLUMN_IDS] = column_ids_json({c.name: ids[c.name.lower()] for c in model.columns if c.name.lower() in ids})
     update = transaction.updateProperties()
     for key, value in wanted.items():
         if current.get(key) != value:

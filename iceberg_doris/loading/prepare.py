@@ -408,11 +408,44 @@ def _conversion_sql(source: str, source_type: Any, target_type: Any) -> str:
         return source
     if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind == "StringType":
         return f"try_cast({_normalised_datetime(source)} AS {target_sql})"
+    if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind in _INTEGER_KINDS:
+        return _integer_datetime(source, target_sql)
     if target_kind in ("ArrayType", "MapType", "StructType") and source_kind == "StringType":
         return f"from_json({source}, '{target_sql}')"
     if target_kind == "StringType" and source_kind in ("ArrayType", "MapType", "StructType"):
         return f"to_json({source})"
     return f"try_cast({source} AS {target_sql})"
+
+
+_INTEGER_KINDS = ("ByteType", "ShortType", "IntegerType", "LongType")
+
+
+def _integer_datetime(source: str, target_sql: str) -> str:
+    """An integer read as Doris reads it as a date or datetime (``from_date_int64``, MySQL's rule):
+    YYYYMMDD (20240408), YYMMDD (240408: 00-69 is 20xx, 70-99 is 19xx), YYYYMMDDhhmmss and
+    YYMMDDhhmmss; anything else, or an impossible month, day or time, is no date (NULL)."""
+    v = f"CAST({source} AS BIGINT)"
+    digits = (
+        f"CASE WHEN {v} >= 10000101000000 THEN IF({v} <= 99999999999999, {v}, NULL) "
+        f"WHEN {v} < 101 THEN NULL "
+        f"WHEN {v} <= 691231 THEN ({v} + 20000000) * 1000000 "
+        f"WHEN {v} < 700101 THEN NULL "
+        f"WHEN {v} <= 991231 THEN ({v} + 19000000) * 1000000 "
+        f"WHEN {v} < 10000101 THEN NULL "
+        f"WHEN {v} <= 99991231 THEN {v} * 1000000 "
+        f"WHEN {v} < 101000000 THEN NULL "
+        f"WHEN {v} <= 691231235959 THEN {v} + 20000000000000 "
+        f"WHEN {v} < 700101000000 THEN NULL "
+        f"WHEN {v} <= 991231235959 THEN {v} + 19000000000000 "
+        f"ELSE {v} END"
+    )
+    text = f"lpad(CAST({digits} AS STRING), 14, '0')"
+    iso = (
+        f"concat(substr({text}, 1, 4), '-', substr({text}, 5, 2), '-', substr({text}, 7, 2), ' ', "
+        f"substr({text}, 9, 2), ':', substr({text}, 11, 2), ':', substr({text}, 13, 2))"
+    )
+    # Through TIMESTAMP_NTZ so that an impossible time makes a DATE NULL too, as in Doris.
+    return f"try_cast(try_cast({iso} AS TIMESTAMP_NTZ) AS {target_sql})"
 
 
 def _normalised_datetime(source: str) -> str:

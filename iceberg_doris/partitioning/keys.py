@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import enum
 import re
+from decimal import Decimal
 from typing import Any
 
 from iceberg_doris.errors import PartitionError
@@ -385,6 +386,9 @@ def coerce_value(value: Any, column_type: PartitionColumnType | str) -> Any:
         if isinstance(value, int):
             return _check_int_range(value, t)
         if isinstance(value, float) and value.is_integer():
+            return _check_int_range(int(value), t)
+        # LARGEINT is stored as decimal(38,0): Spark hands its values over as Decimal.
+        if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
             return _check_int_range(int(value), t)
         raise PartitionError(f"Invalid number format: {value}")
     if t.is_date:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris import operations
 from iceberg_doris.operations import AddPartitionRequest, PartitionValues
-from iceberg_doris.procedures.parameter_types import BOOLEAN, PARTITION_NAME, STRING, VALUE, VALUE_ARRAY, ArrayType, OneOf
+from iceberg_doris.procedures.parameter_types import BOOLEAN, LIST_VALUE, PARTITION_NAME, STRING, VALUE, VALUE_ARRAY, ArrayType, OneOf
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register
 
 if TYPE_CHECKING:
@@ -20,12 +20,12 @@ if TYPE_CHECKING:
 
 BOUND = OneOf(VALUE, VALUE_ARRAY)
 RANGE_BOUNDS = OneOf(ArrayType(VALUE, accept_scalar=False), ArrayType(ArrayType(VALUE), accept_scalar=False))
-LIST_VALUES = OneOf(ArrayType(VALUE, accept_scalar=True), ArrayType(ArrayType(VALUE), accept_scalar=False))
+LIST_VALUES = OneOf(ArrayType(LIST_VALUE, accept_scalar=True), ArrayType(ArrayType(LIST_VALUE), accept_scalar=False))
 
 PARTITION_VALUE_PARAMETERS = (
     Parameter("values_less_than", BOUND, description="Upper bound: a value, an array (multi-column) or 'MAXVALUE'."),
     Parameter("values_range", RANGE_BOUNDS, description="array(lower, upper) meaning [lower, upper); arrays for multi-column."),
-    Parameter("values_in", LIST_VALUES, description="LIST values: array('a', 'b'), or array(array(1, 'x'), ...) for multi-column."),
+    Parameter("values_in", LIST_VALUES, description="LIST values: array('a', 'b'), or array(array(1, 'x'), ...) for multi-column; NULL holds the rows whose column is NULL."),
 )
 
 

@@ -105,6 +105,14 @@ class ValueType(ParamType):
         raise _Mismatch()
 
 
+class ListValueType(ValueType):
+    """A LIST partition value: a literal as text, or NULL (Doris's ``VALUES IN ((NULL))`` holds the
+    rows whose partition column is NULL)."""
+
+    def _convert(self, value: Any) -> str | None:
+        return None if value is None else super()._convert(value)
+
+
 class ArrayType(ParamType):
     """An array; a single scalar is taken as a one-element array, as Doris's lists read."""
 
@@ -259,6 +267,7 @@ BOOLEAN = BooleanType()
 VALUE = ValueType()
 STRING_ARRAY = ArrayType(STRING)
 VALUE_ARRAY = ArrayType(VALUE)
+LIST_VALUE = ListValueType()
 STRING_MAP = MapType()
 LABEL = LabelType()
 PARTITION_NAME = PartitionNameType()

@@ -5,7 +5,7 @@ is stored in the Iceberg table's properties; its partitions decide the Iceberg p
 """
 
 from iceberg_doris.table_model import snapshot_summary
-from iceberg_doris.table_model.iceberg_layout import LayoutField, choose_layout
+from iceberg_doris.table_model.iceberg_layout import LayoutField, choose_layout, data_path_properties
 from iceberg_doris.table_model.model import (
     AutoPartition,
     ColumnModel,
@@ -23,6 +23,7 @@ __all__ = [
     "DorisTableModel",
     "LayoutField",
     "choose_layout",
+    "data_path_properties",
     "duplicate_model_for",
     "model_from_definition",
     "model_from_properties",

@@ -16,6 +16,13 @@ or overwriting a Doris partition is a metadata-only commit that touches no file 
   transform takes: BOOLEAN, FLOAT and DOUBLE columns are skipped, and with none left no bucket
   field is added. ``BUCKETS AUTO`` and ``RANDOM`` add no field.
 
+Data file paths: Iceberg puts a file under one folder per identity partition value (``c=<value>``),
+and a folder name holds at most 255 bytes, while Doris accepts LIST values of hundreds of
+characters. So a table with an identity field on a string column writes its files through
+Iceberg's object-storage location provider without partition paths (:func:`data_path_properties`):
+``data/<hashed folders>/<file>``, no folder named after a value. Readers are unaffected (they find
+files through the metadata).
+
 Limits: ``date_trunc`` by minute or second, and DATETIME bounds that are not whole hours, fall back
 to ``identity`` (one Iceberg partition per distinct value). A partition added later that breaks
 the alignment evolves the spec to a finer transform; older files stay valid because they hold no
@@ -186,3 +193,17 @@ def _has_inner_values(partition: RangePartition) -> bool:
 
 def _finite(value: Any) -> bool:
     return value is not MIN and value is not MAX
+
+
+# Iceberg's own table properties (core ``LocationProviders``, also honoured by pyiceberg writers).
+VALUE_FREE_PATHS = {"write.object-storage.enabled": "true", "write.object-storage.partitioned-paths": "false"}
+
+
+def data_path_properties(model: DorisTableModel, layout: list[LayoutField]) -> dict[str, str]:
+    """The Iceberg properties that keep raw partition values out of data file paths, for tables
+    that need them (an identity field on a string column); empty for the others, whose folders
+    (years, integers, buckets) stay short and readable."""
+    types = {column.name.lower(): column.spark_type.lower() for column in model.columns}
+    if any(field.transform == "identity" and types.get(field.column.lower()) == "string" for field in layout):
+        return dict(VALUE_FREE_PATHS)
+    return {}

@@ -31,6 +31,8 @@ PARTITIONS = "doris.partitions"
 AUTO_PARTITION = "doris.auto-partition"
 DISTRIBUTION = "doris.distribution"
 UNPARTITIONED_TEMP = "doris.temp-partitions"
+# name -> Iceberg field id of each model column when the model was last written (see column_renames).
+COLUMN_IDS = "doris.column-ids"
 DORIS_PROPERTY_PREFIX = "doris.property."
 
 

@@ -467,3 +467,137 @@ def test_unique_delete_rebuilt_on_a_plain_insert_of_its_key(spark, namespace, py
     assert result.deleted_rows == 2
     assert readers_agree(spark, py_catalog, table) == [(2, "b", 5)]
     assert snapshot_summary(spark, table, "outer")["doris.lookups"] == "2"
+
+
+# -- recover, rename, truncate, temp partitions of an unpartitioned table -----------------------
+
+
+def test_recover_partition_rebuilt_on_a_plain_insert_brings_the_partition_back_beside_it(spark, namespace, py_catalog):
+    table = range_table(spark, namespace)
+    doris.drop_partition(spark, table=table, partition="p0")
+    before = main_snapshot(spark, table)
+    with at_commit(spark, table, f"INSERT INTO {table} VALUES (12, 'plain')") as competitor:
+        [result] = doris.recover_partition(spark, table=table, partition="p0")
+    assert_rebuilt_on(spark, table, before, competitor, result.snapshot_id)
+    assert result.recovered_rows == 2
+    assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "b"), (11, "c"), (12, "plain")]
+    assert partition_names(spark, table) == ["p0", "p1"]
+
+
+def test_recover_partition_rechecks_after_a_partition_added_while_it_waited(spark, namespace):
+    """Another iceberg-doris writer adds an overlapping partition between the recovery's plan and
+    its commit: the recovery's checks run again on the new model and refuse it, nothing committed."""
+    table = range_table(spark, namespace)
+    doris.drop_partition(spark, table=table, partition="p0")
+    before = main_snapshot(spark, table)
+    with committed_while_waiting_for_the_lock(
+        spark, table, lambda: doris.add_partition(spark, table=table, partition="q0", values_range=["5", "10"])
+    ):
+        with pytest.raises(PartitionError) as raised:
+            doris.recover_partition(spark, table=table, partition="p0")
+    assert str(raised.value) == (
+        "Can not recover partition[p0]. Partition item conflict. It overlaps partition q0; drop that partition first"
+    )
+    assert main_snapshot(spark, table) == before  # neither the add (metadata only) nor the recovery made a snapshot
+    assert rows(spark, table) == [(11, "c")]
+    assert partition_names(spark, table) == ["q0", "p1"]
+
+
+def test_rename_partition_rebuilt_on_a_plain_write_keeps_both(spark, namespace, py_catalog):
+    table = range_table(spark, namespace)
+    before = main_snapshot(spark, table)
+    with at_commit(
+        spark, table, f"INSERT INTO {table} VALUES (3, 'plain')", f"ALTER TABLE {table} SET TBLPROPERTIES ('competitor' = 'yes')"
+    ) as competitor:
+        doris.rename_partition(spark, table=table, partition="p0", new_name="first")
+    # The rename is metadata only (no snapshot): it committed on the competitor's metadata, which
+    # keeps both the INSERT's snapshot and the property.
+    assert competitor.calls == 1
+    assert competitor.snapshot != before and main_snapshot(spark, table) == competitor.snapshot
+    assert partition_names(spark, table) == ["first", "p1"]
+    assert dict(spark.sql(f"SHOW TBLPROPERTIES {table}").collect())["competitor"] == "yes"
+    assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "b"), (3, "plain"), (11, "c")]
+
+
+def test_rename_partition_rechecks_a_name_taken_while_it_waited(spark, namespace):
+    table = range_table(spark, namespace)
+    with committed_while_waiting_for_the_lock(
+        spark, table, lambda: doris.add_partition(spark, table=table, partition="second", values_less_than="30")
+    ):
+        with pytest.raises(PartitionError) as raised:
+            doris.rename_partition(spark, table=table, partition="p0", new_name="second")
+    assert str(raised.value) == "Partition name[second] is already used"
+    assert partition_names(spark, table) == ["p0", "p1", "second"]
+
+
+def test_truncate_table_rebuilt_on_a_plain_insert_empties_the_table_as_it_is_then(spark, namespace, py_catalog):
+    table = range_table(spark, namespace)
+    with_temp_partition(spark, table)
+    before = main_snapshot(spark, table)
+    with at_commit(
+        spark, table, f"INSERT INTO {table} VALUES (3, 'plain'), (12, 'plain')"
+    ) as competitor:
+        [result] = doris.truncate(spark, table=table)
+    assert_rebuilt_on(spark, table, before, competitor, result.snapshot_id)
+    assert result.deleted_rows == 5  # the INSERT's rows went too
+    assert result.dropped_temp_partitions == "tp0"
+    assert readers_agree(spark, py_catalog, table) == []
+    assert partition_names(spark, table) == ["p0", "p1"]
+    assert partition_names(spark, table, temporary=True) == []
+    assert spark.sql(f"SELECT count(*) FROM {table}.refs WHERE name = 'doris_temp_tp0'").collect()[0][0] == 0
+
+
+def test_truncate_table_drops_a_temp_partition_added_while_it_waited(spark, namespace):
+    """The whole-table truncate's list of temp partitions to drop is taken again at commit: one
+    added meanwhile (by another iceberg-doris writer) goes too, as Doris drops every one."""
+    table = range_table(spark, namespace)
+    with committed_while_waiting_for_the_lock(
+        spark, table, lambda: doris.add_temp_partition(spark, table=table, partition="tp1", values_less_than="10")
+    ):
+        [result] = doris.truncate(spark, table=table)
+    assert result.dropped_temp_partitions == "tp1"
+    assert partition_names(spark, table, temporary=True) == []
+    assert spark.sql(f"SELECT count(*) FROM {table}.refs WHERE name = 'doris_temp_tp1'").collect()[0][0] == 0
+    assert rows(spark, table) == []
+
+
+def test_truncate_partitions_rebuilt_on_a_plain_insert_empties_them_as_they_are_then(spark, namespace, py_catalog):
+    table = range_table(spark, namespace)
+    with_temp_partition(spark, table)
+    before = main_snapshot(spark, table)
+    with at_commit(spark, table, f"INSERT INTO {table} VALUES (3, 'plain'), (12, 'plain')") as competitor:
+        [result] = doris.truncate(spark, table=table, partitions=["p0"])
+    assert_rebuilt_on(spark, table, before, competitor, result.snapshot_id)
+    assert result.deleted_rows == 3  # the INSERT's row in p0 went with it; the one in p1 stays
+    assert readers_agree(spark, py_catalog, table) == [(11, "c"), (12, "plain")]
+    assert rows(spark, table, "doris_temp_tp0") == [(5, "t")]  # named partitions leave temp partitions alone
+
+
+def flat_table(spark: Any, namespace: str, name: str = "flat") -> str:
+    """DUPLICATE KEY, unpartitioned; rows (1,'a'), (2,'b')."""
+    table = f"{namespace}.{name}"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query=values(["(1,'a')", "(2,'b')"], "k, v"), label="seed")
+    return table
+
+
+def test_add_temp_partition_of_an_unpartitioned_table_rebuilt_on_a_plain_insert_starts_empty(spark, namespace, py_catalog):
+    table = flat_table(spark, namespace)
+    before = main_snapshot(spark, table)
+    with at_commit(spark, table, f"INSERT INTO {table} VALUES (3, 'plain')") as competitor:
+        doris.add_temp_partition(spark, table=table, partition="staging")
+    assert competitor.calls == 1 and competitor.snapshot != before
+    assert partition_names(spark, table, temporary=True) == ["staging"]
+    assert rows(spark, table, "doris_temp_staging") == []  # not main's rows, the INSERT's included
+    assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "b"), (3, "plain")]
+
+
+def test_drop_temp_partition_of_an_unpartitioned_table_rebuilt_on_a_plain_write_to_its_branch_drops_it(spark, namespace, py_catalog):
+    table = flat_table(spark, namespace)
+    doris.add_temp_partition(spark, table=table, partition="staging")
+    with at_commit(spark, table, f"INSERT INTO {table}.branch_doris_temp_staging VALUES (6, 'plain')") as competitor:
+        doris.drop_temp_partition(spark, table=table, partition="staging")
+    assert competitor.calls == 1
+    assert partition_names(spark, table, temporary=True) == []
+    assert spark.sql(f"SELECT count(*) FROM {table}.refs WHERE name = 'doris_temp_staging'").collect()[0][0] == 0
+    assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "b")]

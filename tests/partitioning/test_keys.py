@@ -156,3 +156,14 @@ def test_coerce_value_converts_typed_values():
 def test_key_sort_key_puts_null_first():
     values = [5, None, MAX, MIN, 1]
     assert sorted(values, key=key_sort_key) == [None, MIN, 1, 5, MAX]
+
+
+def test_coerce_value_takes_largeint_values_as_spark_reads_them():
+    # LARGEINT is stored as decimal(38,0): Spark rows carry Decimal values.
+    from decimal import Decimal
+
+    assert coerce_value(Decimal("5"), T.LARGEINT) == 5
+    assert coerce_value(Decimal("-12345678901234567890123456789012345678"), T.LARGEINT) == -12345678901234567890123456789012345678
+    with pytest.raises(PartitionError) as raised:
+        coerce_value(Decimal("1.5"), T.LARGEINT)
+    assert str(raised.value) == "Invalid number format: 1.5"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from iceberg_doris.ddl import parse_create_table
-from iceberg_doris.table_model import choose_layout, model_from_definition
+from iceberg_doris.table_model import choose_layout, data_path_properties, model_from_definition
 
 
 def layout(ddl: str) -> list[str]:
@@ -51,3 +51,23 @@ def test_dynamic_time_unit_bounds_the_transform():
         "'dynamic_partition.prefix'='p')"
     )
     assert layout(ddl) == ["day(d)"]
+
+
+@pytest.mark.parametrize(
+    ("partition_clause", "value_free"),
+    [
+        ('PARTITION BY LIST(city) (PARTITION p1 VALUES IN ("a", "b"))', True),
+        ("AUTO PARTITION BY LIST(city) ()", True),
+        ('PARTITION BY LIST(k) (PARTITION p1 VALUES IN ("1"))', False),
+        ('PARTITION BY RANGE(d) (PARTITION p1 VALUES LESS THAN ("2024-01-01"))', False),
+        ("", False),
+    ],
+)
+def test_string_identity_fields_keep_values_out_of_file_paths(partition_clause, value_free):
+    ddl = (
+        "CREATE TABLE db.t (k INT NOT NULL, d DATE NOT NULL, city VARCHAR(10) NOT NULL, v INT) "
+        f"DUPLICATE KEY(k, d, city) {partition_clause} DISTRIBUTED BY HASH(city) BUCKETS 4"
+    )
+    model = model_from_definition(parse_create_table(ddl))
+    expected = {"write.object-storage.enabled": "true", "write.object-storage.partitioned-paths": "false"}
+    assert data_path_properties(model, choose_layout(model)) == (expected if value_free else {})
