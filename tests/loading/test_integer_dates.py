@@ -63,7 +63,8 @@ def test_strict_mode_filters_an_integer_that_is_no_date(spark, namespace):
                    strict_mode=True, label="strict_dates")
     path = str(raised.value).rsplit(" ", 1)[-1]
     assert str(raised.value) == (
-        f"too many filtered rows: 1 of 2 rows were filtered, more than max_filter_ratio 0.0; nothing was committed to "
+        f"too many filtered rows: 1 of 2 rows were filtered, more than max_filter_ratio 0.0 (first rejected row: column d: "
+        f"cannot convert '20241301' to DATE); nothing was committed to "
         f"{table}. The rejected rows and their reasons are in {path}"
     )
     rejected = [json.loads(r.value) for r in spark.read.text(path).collect()]

@@ -327,7 +327,7 @@ CASES = [
        r"^sequence_col 's` \+ 1 \+ `s' is not a column of the load: name a column of the source"),
     # --- load: rows (nothing committed when too many are filtered) -------------------------------
     py("load-null-key", "uniq", "load", {"table": UNIQ, "query": "SELECT CAST(NULL AS INT) AS k, 'n' AS v, 1 AS s"}, LoadError,
-       r"^too many filtered rows: 1 of 1 rows were filtered, more than max_filter_ratio 0\.0; nothing was committed to .*uniq\. The rejected rows and their reasons are in "),
+       r"^too many filtered rows: 1 of 1 rows were filtered, more than max_filter_ratio 0\.0 \(first rejected row: column k is NOT NULL but the value is NULL\); nothing was committed to .*uniq\. The rejected rows and their reasons are in "),
     py("load-outside-partitions", "dup", "load", {"table": DUP, "query": "SELECT date'2030-01-01' AS dt, 1 AS id, 'x' AS city, 1L AS amount"}, LoadError,
        r"too many filtered rows: 1 of 1"),
     py("load-some-outside-partitions", "dup", "load", {"table": DUP, "path": "{files}/rows.csv", "max_filter_ratio": 0.4}, LoadError, r"too many filtered rows: 1 of 2"),
