@@ -59,6 +59,7 @@ class KeyedWrite:
         branch: str | None,
         summary: Mapping[str, str],
         facts: BatchFacts | None = None,
+        rows_kept: bool = False,
     ):
         self.handle = handle
         self.shape = shape
@@ -72,6 +73,9 @@ class KeyedWrite:
         self._kept: "DataFrame | None" = None
         if self._facts is not None and holds_none_of(handle, handle.table, branch, touched, shape, self._facts):
             self._batch, self._indexed, self._cached = accepted, None, False
+        elif rows_kept:
+            # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
+            self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
         else:
             from pyspark import StorageLevel
 
@@ -157,6 +161,6 @@ def resolved_batch(
             return accepted, keys, False
     if facts is not None and not facts.repeated_keys:
         # The counting pass found no repeated key: every row is its key's only version already.
-        return accepted, (collect_index_keys(iceberg, accepted, shape) if indexable else None), False
+        return accepted, (collect_index_keys(iceberg, table, accepted, shape) if indexable else None), False
     batch = plan.resolve_batch(accepted, shape).cache()
     return batch, (collect_index_keys(iceberg, table, batch, shape) if indexable else None), True

@@ -112,7 +112,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
             if keyed is not None and request.overwrite is not None:
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed is not None:
-                committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit, facts=counts.keys)
+                committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit, facts=counts.keys, rows_kept=counted.kept)
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)
         finally:

@@ -10,6 +10,7 @@ from iceberg_doris.engine.iceberg_tables import table_location
 from iceberg_doris.engine.safe_paths import child_location
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import LoadError
+from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.loading import STATUS_COLUMN, first_error_reason, write_error_rows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape
@@ -51,6 +52,7 @@ class CountedRows:
     frame: "DataFrame"
     counts: RowCounts
     error_rows_path: str | None
+    kept: bool = True  # the rows are persisted (a keyed load's lookup reads them again from there)
 
     def accepted(self) -> "DataFrame":
         from pyspark.sql import functions as F
@@ -72,10 +74,11 @@ def count_and_check(
 
     partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
     frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
-    # A keyed load into main keeps no copy of its rows: a batch of new keys is read once more to
-    # be written, and one that needs a lookup is cached by its KeyedWrite. Other loads read the
-    # rows several times (per temp partition, after auto partitions are planned).
-    keep = keyed is None or routed.temporary
+    # A keyed load into an empty main keeps no copy of its rows: its keys are all new, so the rows
+    # are read once more, to be written. Into a table with rows, the lookup reads them several
+    # times: keep them from this pass rather than read the source again. Other loads read the
+    # rows several times too (per temp partition, after auto partitions are planned).
+    keep = keyed is None or routed.temporary or current_snapshot_id(handle.table) is not None
     frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
     try:
         counted = count_rows(frame, routed, handle.model, keyed)
@@ -90,7 +93,7 @@ def count_and_check(
     except BaseException:
         frame.unpersist()
         raise
-    return CountedRows(frame, counted, error_path)
+    return CountedRows(frame, counted, error_path, kept=keep)
 
 
 def write_rejected(frame: "DataFrame", location: str) -> str:

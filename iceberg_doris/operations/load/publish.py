@@ -129,7 +129,7 @@ def publish_keyed_overwrite(
 
 def publish_keyed(
     handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit,
-    *, facts: BatchFacts | None = None,
+    *, facts: BatchFacts | None = None, rows_kept: bool = False,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
     one commit (a RowDelta per ref). Returns the commit and the rows deleted. ``facts``: the
@@ -143,7 +143,7 @@ def publish_keyed(
             KeyedWrite(
                 handle, accepted.filter(F.col(PARTITION_COLUMN) == name), shape,
                 touched=touched_predicate(routed.partitions, [name], True), branch=branch_name(name), summary=commit.summary(),
-                facts=facts,
+                facts=facts, rows_kept=rows_kept,
             )
             for name in commit.touched
         ]
@@ -151,7 +151,7 @@ def publish_keyed(
         writes = [
             KeyedWrite(
                 handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
-                branch=None, summary=commit.summary(), facts=facts,
+                branch=None, summary=commit.summary(), facts=facts, rows_kept=rows_kept,
             )
         ]
     try:
