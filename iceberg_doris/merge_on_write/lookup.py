@@ -23,11 +23,11 @@ from pyroaring import BitMap64
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
-from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
+from iceberg_doris.engine.deletion_vectors import format_version, live_files
 from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
-from iceberg_doris.engine.position_deletes import write_position_deletes
+from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.faults import crash_point
 from iceberg_doris.merge_on_write import plan
@@ -75,11 +75,7 @@ class Lookup:
         """(delete files to add, to remove), written on first use: only once the load holds the
         lock, and once for all attempts that commit this lookup."""
         if self._delete_files is None:
-            if format_version(table) >= 3:
-                self._delete_files = write_deletion_vectors(iceberg, table, self.marks, data_files=self.data_files, existing=self.existing)
-            else:
-                added = write_position_deletes(iceberg, table, self.marks, data_files=self.data_files) if self.marks else []
-                self._delete_files = (added, [])
+            self._delete_files = write_row_deletes(iceberg, table, self.marks, data_files=self.data_files, existing=self.existing)
             crash_point("load", "deletes-written")
         return self._delete_files
 

@@ -26,11 +26,11 @@ from pyroaring import BitMap64
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.deletion_vectors import format_version, live_files, write_deletion_vectors
+from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id, iceberg_expression
 from iceberg_doris.engine.name_rules import check_label
-from iceberg_doris.engine.position_deletes import write_position_deletes
+from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.errors import PartitionError, ProcedureArgumentError
 from iceberg_doris.faults import crash_point
@@ -109,10 +109,7 @@ def _delete_positions(
         removed: list[JavaObject] = []
         if marks:
             data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=conflict_filter)
-            if format_version(table) >= 3:
-                added, removed = write_deletion_vectors(iceberg, table, marks, data_files=data_files, existing=existing)
-            else:
-                added = write_position_deletes(iceberg, table, marks, data_files=data_files)
+            added, removed = write_row_deletes(iceberg, table, marks, data_files=data_files, existing=existing)
             crash_point(OPERATION, "deletes-written")
         stage_keyed_row_delta(
             iceberg, transaction, branch=None, looked_up_in=snapshot_id, conflict_filter=conflict_filter,
