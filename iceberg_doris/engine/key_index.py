@@ -29,9 +29,11 @@ Settings (Spark conf, read at each load):
 
 from __future__ import annotations
 
+import json
 import logging
 import struct
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap64
@@ -96,11 +98,17 @@ class BatchKeys:
 
     def first_column_values(self) -> list[Any]:
         """The first key column's values (dates and timestamps as ISO text)."""
-        return list(self.java.firstColumnValues())
+        return _key_values(str(self.java.firstColumnValuesJson()))
 
     def first_column_range(self) -> list[Any]:
         """[smallest, largest] of the first key column, or [] for no keys."""
-        return list(self.java.firstColumnRange())
+        return _key_values(str(self.java.firstColumnRangeJson()))
+
+
+def _key_values(text: str) -> list[Any]:
+    """Key values the JVM sent as JSON (one transfer: iterating a Java list costs a round trip
+    per value), decimals as ``{"decimal": "1.50"}``."""
+    return [Decimal(v["decimal"]) if isinstance(v, dict) else v for v in json.loads(text)]
 
 
 def collect_batch_keys(

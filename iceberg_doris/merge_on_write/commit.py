@@ -72,7 +72,11 @@ class KeyedWrite:
         self._facts = facts if may_skip_lookup(shape, facts) else None
         self._kept: "DataFrame | None" = None
         if self._facts is not None and holds_none_of(handle, handle.table, branch, touched, shape, self._facts):
-            self._batch, self._indexed, self._cached = accepted, None, False
+            if self._facts.repeated_keys is None:
+                # Not counted: the keys collected for the index tell (and resolve the batch if one repeats).
+                self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
+            else:
+                self._batch, self._indexed, self._cached = accepted, None, False
         elif rows_kept:
             # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
             self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
@@ -159,7 +163,7 @@ def resolved_batch(
         keys = collect_index_keys(iceberg, table, accepted, shape)
         if not keys.java.has_duplicates:
             return accepted, keys, False
-    if facts is not None and not facts.repeated_keys:
+    if facts is not None and facts.repeated_keys is False:
         # The counting pass found no repeated key: every row is its key's only version already.
         return accepted, (collect_index_keys(iceberg, table, accepted, shape) if indexable else None), False
     batch = plan.resolve_batch(accepted, shape).cache()

@@ -50,6 +50,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KeyIndex {
   private static final Logger LOG = LoggerFactory.getLogger(KeyIndex.class);
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** Where a probed file's entry came from. */
   enum Source {
@@ -99,29 +100,41 @@ public final class KeyIndex {
     }
 
     /**
-     * The first key column's values, in key order (repeats possible), for the file-pruning filter:
-     * numbers, strings, booleans and decimals as they are; dates and timestamps as ISO text.
+     * The first key column's values, in key order (repeats possible), for the file-pruning filter,
+     * as a JSON array (one py4j transfer, not one per value): numbers, strings and booleans as
+     * they are, decimals as {"decimal": "text"}, dates and timestamps as ISO text.
      */
-    public List<Object> firstColumnValues() {
+    public String firstColumnValuesJson() {
       List<Object> values = new ArrayList<>(rows.size());
       for (Row row : rows) {
         values.add(pythonValue(row.get(0)));
       }
-      return values;
+      return toJson(values);
     }
 
-    /** The first key column's smallest and largest value (keys sort by their first column first). */
-    public List<Object> firstColumnRange() {
+    /** The first key column's smallest and largest value (keys sort by their first column first), as {@link #firstColumnValuesJson}. */
+    public String firstColumnRangeJson() {
       List<Object> range = new ArrayList<>();
       if (!rows.isEmpty()) {
         range.add(pythonValue(rows.get(0).get(0)));
         range.add(pythonValue(rows.get(rows.size() - 1).get(0)));
       }
-      return range;
+      return toJson(range);
+    }
+
+    private static String toJson(List<Object> values) {
+      try {
+        return JSON.writeValueAsString(values);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException("could not encode the batch's key values", e);
+      }
     }
 
     private static Object pythonValue(Object value) {
-      if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigDecimal) {
+      if (value instanceof BigDecimal) {
+        return java.util.Collections.singletonMap("decimal", ((BigDecimal) value).toPlainString());
+      }
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) {
         return value;
       }
       return String.valueOf(value);
