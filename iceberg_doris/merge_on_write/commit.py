@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine import key_index
 from iceberg_doris.engine.file_sets import ref_head
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
@@ -135,6 +136,15 @@ class KeyedWrite:
             removed_deletes=removed_deletes,
             summary=current.summary,
         )
+
+    def index_written_files(self, table: JavaObject) -> None:
+        """After the commit: the key-index entries of the files this write added (see
+        :func:`key_index.index_new_files`), when later loads look keys up through the index."""
+        current = self._current
+        iceberg = self.handle.iceberg
+        if current is None or not key_index.build_on_load(iceberg.spark) or not index_possible(iceberg, table, self.shape):
+            return
+        key_index.index_new_files(iceberg, table, current.upserts + current.tombstones, list(self.shape.keys), self.shape.sequence_column)
 
     def close(self) -> None:
         if self._cached:
