@@ -25,13 +25,19 @@ Settings (Spark conf, read at each load):
   only (neither read nor written as files).
 * ``spark.doris.keyIndex.maxRows`` (default 50,000,000): cached keys per executor JVM, ~12 bytes
   each (longer encoded keys count as several).
+* ``spark.doris.keyIndex.buildOnLoad`` (default ``true``): a keyed load builds and stores the
+  entries of the data files it commits, right after its commit (one Spark job reading their key
+  columns), so the next load, in this session or a new one, reads them instead of building them on
+  its own latency path; ``false`` leaves them to the first lookup that needs them.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import struct
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap64
@@ -44,6 +50,7 @@ if TYPE_CHECKING:
 ENABLED_CONF = "spark.doris.keyIndex.enabled"
 MAX_ROWS_CONF = "spark.doris.keyIndex.maxRows"
 PERSIST_CONF = "spark.doris.keyIndex.persist"
+BUILD_ON_LOAD_CONF = "spark.doris.keyIndex.buildOnLoad"
 DEFAULT_MAX_ROWS = 50_000_000
 # Spark types of key columns the index encodes (``KeyCodec``): integers, dates and timestamps,
 # strings, decimals (LARGEINT is DECIMAL(38,0)) and booleans.
@@ -61,6 +68,10 @@ def enabled(spark: "SparkSession") -> bool:
 
 def persist(spark: "SparkSession") -> bool:
     return str(spark.conf.get(PERSIST_CONF, "true")).strip().lower() != "false"
+
+
+def build_on_load(spark: "SparkSession") -> bool:
+    return persist(spark) and str(spark.conf.get(BUILD_ON_LOAD_CONF, "true")).strip().lower() != "false"
 
 
 def indexable_type(spark_type: str) -> bool:
@@ -96,11 +107,17 @@ class BatchKeys:
 
     def first_column_values(self) -> list[Any]:
         """The first key column's values (dates and timestamps as ISO text)."""
-        return list(self.java.firstColumnValues())
+        return _key_values(str(self.java.firstColumnValuesJson()))
 
     def first_column_range(self) -> list[Any]:
         """[smallest, largest] of the first key column, or [] for no keys."""
-        return list(self.java.firstColumnRange())
+        return _key_values(str(self.java.firstColumnRangeJson()))
+
+
+def _key_values(text: str) -> list[Any]:
+    """Key values the JVM sent as JSON (one transfer: iterating a Java list costs a round trip
+    per value), decimals as ``{"decimal": "1.50"}``."""
+    return [Decimal(v["decimal"]) if isinstance(v, dict) else v for v in json.loads(text)]
 
 
 def collect_batch_keys(
@@ -197,6 +214,36 @@ def _bitmaps(blob: bytes, count: int) -> list[BitMap64]:
     if offset != len(blob):
         raise ValueError(f"key index: {len(blob) - offset} unread bytes after {count} bitmaps")
     return result
+
+
+def index_new_files(
+    iceberg: IcebergJava, table: JavaObject, files: list[JavaObject], key_columns: list[str], sequence_column: str | None
+) -> None:
+    """Builds, stores and caches the entries of ``files`` (data files a load has just committed).
+    Never fails the load: the index is derived data, and a lookup builds what is missing."""
+    from py4j.protocol import Py4JJavaError
+
+    from iceberg_doris.engine.iceberg_java import java_message
+
+    if not files:
+        return
+    spark = iceberg.spark
+    try:
+        problems = iceberg.helpers.KeyIndex.indexNewFiles(
+            spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
+        )
+    except Py4JJavaError as error:
+        log.warning("key index: the entries of the %d new file(s) were not built (%s); a later lookup builds them", len(files), java_message(error))
+        return
+    for problem in split_locations(str(problems)):
+        log.warning("key index: %s", problem)
+
+
+def _java_list(iceberg: IcebergJava, items: list[JavaObject]) -> JavaObject:
+    java = iceberg.jvm.java.util.ArrayList()
+    for item in items:
+        java.add(item)
+    return java
 
 
 def cached_rows(iceberg: IcebergJava) -> int:

@@ -492,20 +492,23 @@ def _check(target: TargetColumn, target_type: Any, value: "Column", source: "Col
 
     name = target.name
     kind = _type_name(target_type)
-    failed = source.isNotNull() & value.isNull()
-    shown = _shown(source, source_type)
     reason = None
 
     def add(condition: "Column", message: "Column") -> None:
         nonlocal reason
         reason = F.when(condition, message) if reason is None else reason.when(condition, message)
 
-    numeric = _numeric_source(source, source_type, kind)
-    if numeric is not None:
-        add(failed & numeric, F.concat(F.lit(f"column {name}: value "), shown,
-                                       F.lit(f" is out of range for {target.doris_type}")))
-    if strict_mode:
-        add(failed, F.concat(F.lit(f"column {name}: cannot convert "), shown, F.lit(f" to {target.doris_type}")))
+    # A value of the target's own type is taken as it is (_conversion_sql): its conversion cannot
+    # fail, so the checks of a failed conversion would only cost expressions (py4j round trips).
+    if source_type != target_type:
+        failed = source.isNotNull() & value.isNull()
+        shown = _shown(source, source_type)
+        numeric = _numeric_source(source, source_type, kind)
+        if numeric is not None:
+            add(failed & numeric, F.concat(F.lit(f"column {name}: value "), shown,
+                                           F.lit(f" is out of range for {target.doris_type}")))
+        if strict_mode:
+            add(failed, F.concat(F.lit(f"column {name}: cannot convert "), shown, F.lit(f" to {target.doris_type}")))
     low, high = _effective_bounds(target, target_type)
     if low is not None or high is not None:
         outside = F.lit(False)

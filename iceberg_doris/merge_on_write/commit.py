@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine import key_index
 from iceberg_doris.engine.file_sets import ref_head
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
@@ -72,7 +73,11 @@ class KeyedWrite:
         self._facts = facts if may_skip_lookup(shape, facts) else None
         self._kept: "DataFrame | None" = None
         if self._facts is not None and holds_none_of(handle, handle.table, branch, touched, shape, self._facts):
-            self._batch, self._indexed, self._cached = accepted, None, False
+            if self._facts.repeated_keys is None:
+                # Not counted: the keys collected for the index tell (and resolve the batch if one repeats).
+                self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
+            else:
+                self._batch, self._indexed, self._cached = accepted, None, False
         elif rows_kept:
             # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
             self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
@@ -132,6 +137,15 @@ class KeyedWrite:
             summary=current.summary,
         )
 
+    def index_written_files(self, table: JavaObject) -> None:
+        """After the commit: the key-index entries of the files this write added (see
+        :func:`key_index.index_new_files`), when later loads look keys up through the index."""
+        current = self._current
+        iceberg = self.handle.iceberg
+        if current is None or not key_index.build_on_load(iceberg.spark) or not index_possible(iceberg, table, self.shape):
+            return
+        key_index.index_new_files(iceberg, table, current.upserts + current.tombstones, list(self.shape.keys), self.shape.sequence_column)
+
     def close(self) -> None:
         if self._cached:
             self._batch.unpersist()
@@ -159,7 +173,7 @@ def resolved_batch(
         keys = collect_index_keys(iceberg, table, accepted, shape)
         if not keys.java.has_duplicates:
             return accepted, keys, False
-    if facts is not None and not facts.repeated_keys:
+    if facts is not None and facts.repeated_keys is False:
         # The counting pass found no repeated key: every row is its key's only version already.
         return accepted, (collect_index_keys(iceberg, table, accepted, shape) if indexable else None), False
     batch = plan.resolve_batch(accepted, shape).cache()

@@ -40,19 +40,22 @@ class BatchFacts:
     """What the counting pass found about a keyed batch's accepted rows."""
 
     rows: int
-    distinct_keys: int
+    # None: not counted (a load the key index decides counts no distinct keys: its collected keys
+    # tell whether one repeats, without the shuffle an exact distinct count costs).
+    distinct_keys: int | None
     low: Any  # smallest value of the first key column (None: no rows)
     high: Any
     deletes: bool  # some row deletes its key (merge_type DELETE / MERGE)
 
     @property
-    def repeated_keys(self) -> bool:
-        return self.distinct_keys != self.rows
+    def repeated_keys(self) -> bool | None:
+        """Whether some key occurs twice; None when the distinct keys were not counted."""
+        return None if self.distinct_keys is None else self.distinct_keys != self.rows
 
 
 def may_skip_lookup(shape: plan.KeyedLoadShape, facts: BatchFacts | None) -> bool:
     """Whether the batch itself allows writing it without a lookup (the table decides the rest)."""
-    return facts is not None and not facts.repeated_keys and not facts.deletes and not shape.partial
+    return facts is not None and facts.repeated_keys is not True and not facts.deletes and not shape.partial
 
 
 def key_range(shape: plan.KeyedLoadShape, facts: BatchFacts) -> Predicate:

@@ -23,7 +23,7 @@ from pyroaring import BitMap64
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
-from iceberg_doris.engine.deletion_vectors import format_version, live_files
+from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
@@ -229,7 +229,8 @@ def index_applies(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) -> bool
 
 def index_not_applicable(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) -> str | None:
     """Why the key index cannot decide this load, or None if it can: a unique-key, full-row load
-    into a v3 table, whose key columns the index encodes; with a sequence column, one of a type the
+    (v3 deletion vectors or v2 position-delete files alike: a probe drops the positions either
+    marks), whose key columns the index encodes; with a sequence column, one of a type the
     index keeps, when deciding needs no stored value besides the sequence (no NOT NULL value column
     for a tombstone to copy, the sequence column supplied)."""
     model = shape.model
@@ -246,8 +247,6 @@ def index_not_applicable(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) 
             return f"sequence column of type {spark_type}"
         if plan.live_columns_needed(shape):
             return "the decision needs stored values besides the sequence"
-    if format_version(iceberg_table) < 3:
-        return "format version 2"
     return None
 
 

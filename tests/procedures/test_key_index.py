@@ -23,9 +23,13 @@ def key_index_summary(spark, table: str, snapshot_id: int) -> str | None:
 
 @pytest.fixture
 def cold_index(spark):
-    """Every test starts without cached index entries (local mode: the executors are this JVM)."""
+    """Every test starts without cached index entries (local mode: the executors are this JVM), and
+    loads leave their new files' entries to the first lookup (what these tests watch being built;
+    test_key_index_on_load.py covers the default, loads indexing their own files)."""
     key_index.clear_cache(IcebergJava(spark))
+    spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "false")
     yield
+    spark.conf.unset(key_index.BUILD_ON_LOAD_CONF)
     spark.conf.unset(key_index.ENABLED_CONF)
     spark.conf.unset(key_index.MAX_ROWS_CONF)
 

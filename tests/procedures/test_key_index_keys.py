@@ -25,8 +25,11 @@ def summary_of(spark, table: str, snapshot_id: int) -> str | None:
 
 @pytest.fixture
 def cold_index(spark):
+    """No cached entries; loads leave their new files' entries to the first lookup (watched here)."""
     key_index.clear_cache(IcebergJava(spark))
+    spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "false")
     yield
+    spark.conf.unset(key_index.BUILD_ON_LOAD_CONF)
     spark.conf.unset(key_index.ENABLED_CONF)
     spark.conf.unset(key_index.PERSIST_CONF)
 

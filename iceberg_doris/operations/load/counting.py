@@ -13,6 +13,7 @@ from iceberg_doris.errors import LoadError
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.loading import STATUS_COLUMN, first_error_reason, write_error_rows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
+from iceberg_doris.merge_on_write.lookup import index_possible
 from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape
 from iceberg_doris.operations.load.routing import (
     AUTO_KEY_COLUMN,
@@ -81,13 +82,17 @@ def count_and_check(
     keep = keyed is None or routed.temporary or current_snapshot_id(handle.table) is not None
     frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
     try:
-        counted = count_rows(frame, routed, handle.model, keyed)
+        # A load the key index decides learns whether a key repeats from the keys it collects:
+        # counting distinct keys here would cost a shuffle of every key.
+        distinct = keyed is not None and (routed.temporary or not index_possible(handle.iceberg, handle.table, keyed)
+                                          or current_snapshot_id(handle.table) is None)
+        counted = count_rows(frame, routed, handle.model, keyed, distinct=distinct)
         if not counted.placed:
             # Rare: route once more over the new partitions; rows that still fit none are rejected.
             frame.unpersist()
             rerouted = reroute(counted.routed)
             frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else rerouted.frame
-            counted = count_rows(frame, rerouted, handle.model, keyed)
+            counted = count_rows(frame, rerouted, handle.model, keyed, distinct=distinct)
         error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
         check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
@@ -121,13 +126,16 @@ def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCoun
         )
 
 
-def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel, keyed: KeyedLoadShape | None = None) -> RowCounts:
+def count_rows(
+    frame: "DataFrame", routed: RoutedRows, model: DorisTableModel, keyed: KeyedLoadShape | None = None, *, distinct: bool = True
+) -> RowCounts:
     """Counts ``frame`` (the routed rows, persisted) by status and partition in one Spark job,
-    planning auto partitions from the same pass (and, ``keyed``, finding the keys' facts)."""
+    planning auto partitions from the same pass (and, ``keyed``, finding the keys' facts; their
+    distinct keys only with ``distinct``)."""
     from pyspark.sql import functions as F
 
     grouping = [STATUS_COLUMN, PARTITION_COLUMN] + ([AUTO_KEY_COLUMN] if routed.auto_keys else [])
-    aggregates = [F.count(F.lit(1)).alias("count")] + (key_aggregates(keyed) if keyed is not None else [])
+    aggregates = [F.count(F.lit(1)).alias("count")] + (key_aggregates(keyed, distinct) if keyed is not None else [])
     grouped = frame.groupBy(*grouping).agg(*aggregates).collect()
     counts: dict[str, int] = {}
     for row in grouped:
@@ -145,13 +153,14 @@ def count_rows(frame: "DataFrame", routed: RoutedRows, model: DorisTableModel, k
     return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched), keys=facts)
 
 
-def key_aggregates(keyed: KeyedLoadShape) -> list["Column"]:
-    """Per group: distinct keys, the first key column's range, whether a row deletes."""
+def key_aggregates(keyed: KeyedLoadShape, distinct: bool = True) -> list["Column"]:
+    """Per group: distinct keys (``distinct``), the first key column's range, whether a row deletes."""
     from pyspark.sql import functions as F
 
     keys = [F.col(quote_identifier(k)) for k in keyed.keys]
+    counted = F.countDistinct(F.struct(*keys)) if distinct else F.lit(None).cast("bigint")
     return [
-        F.countDistinct(F.struct(*keys)).alias("__distinct"),
+        counted.alias("__distinct"),
         F.min(keys[0]).alias("__low"),
         F.max(keys[0]).alias("__high"),
         F.max(F.col(DELETE).cast("int")).alias("__deletes"),
@@ -165,7 +174,7 @@ def batch_facts(ok: list[Any]) -> BatchFacts:
     highs = [row["__high"] for row in ok if row["__high"] is not None]
     return BatchFacts(
         rows=sum(row["count"] for row in ok),
-        distinct_keys=sum(row["__distinct"] for row in ok),
+        distinct_keys=None if any(row["__distinct"] is None for row in ok) else sum(row["__distinct"] for row in ok),
         low=min(lows) if lows else None,
         high=max(highs) if highs else None,
         deletes=any(row["__deletes"] for row in ok),

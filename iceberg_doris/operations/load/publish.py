@@ -175,6 +175,8 @@ def publish_keyed(
             handle.iceberg, handle.name, build, operation="load into", on_conflict=look_up_again,
             label=commit.label, table=table,
         )
+        for write in writes:
+            write.index_written_files(table)
         return committed, sum(write.deleted_rows for write in writes)
     finally:
         for write in writes:

@@ -50,6 +50,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class KeyIndex {
   private static final Logger LOG = LoggerFactory.getLogger(KeyIndex.class);
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
   /** Where a probed file's entry came from. */
   enum Source {
@@ -99,29 +100,41 @@ public final class KeyIndex {
     }
 
     /**
-     * The first key column's values, in key order (repeats possible), for the file-pruning filter:
-     * numbers, strings, booleans and decimals as they are; dates and timestamps as ISO text.
+     * The first key column's values, in key order (repeats possible), for the file-pruning filter,
+     * as a JSON array (one py4j transfer, not one per value): numbers, strings and booleans as
+     * they are, decimals as {"decimal": "text"}, dates and timestamps as ISO text.
      */
-    public List<Object> firstColumnValues() {
+    public String firstColumnValuesJson() {
       List<Object> values = new ArrayList<>(rows.size());
       for (Row row : rows) {
         values.add(pythonValue(row.get(0)));
       }
-      return values;
+      return toJson(values);
     }
 
-    /** The first key column's smallest and largest value (keys sort by their first column first). */
-    public List<Object> firstColumnRange() {
+    /** The first key column's smallest and largest value (keys sort by their first column first), as {@link #firstColumnValuesJson}. */
+    public String firstColumnRangeJson() {
       List<Object> range = new ArrayList<>();
       if (!rows.isEmpty()) {
         range.add(pythonValue(rows.get(0).get(0)));
         range.add(pythonValue(rows.get(rows.size() - 1).get(0)));
       }
-      return range;
+      return toJson(range);
+    }
+
+    private static String toJson(List<Object> values) {
+      try {
+        return JSON.writeValueAsString(values);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException("could not encode the batch's key values", e);
+      }
     }
 
     private static Object pythonValue(Object value) {
-      if (value instanceof Number || value instanceof String || value instanceof Boolean || value instanceof BigDecimal) {
+      if (value instanceof BigDecimal) {
+        return java.util.Collections.singletonMap("decimal", ((BigDecimal) value).toPlainString());
+      }
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) {
         return value;
       }
       return String.valueOf(value);
@@ -543,52 +556,132 @@ public final class KeyIndex {
     @Override
     public FileHits call(FileToProbe file) {
       Table files = table.value();
-      String hash = KeyIndexFiles.dataFileHash(file.location, file.sizeInBytes, file.recordCount);
-      String entryLocation = KeyIndexFiles.entryLocation(files.location(), hash, layout.layoutHash);
-      KeyIndexEntry entry;
-      synchronized (LOCK) {
-        entry = CACHE.get(entryLocation);
-      }
-      Source source = Source.CACHED;
-      String rejected = null;
-      String unwritten = null;
-      if (entry == null && layout.persist) {
-        try {
-          if (KeyIndexFiles.exists(files.io(), entryLocation)) {
-            entry = KeyIndexFiles.read(files.io(), entryLocation, layout.codec, layout.sequence != null, file.recordCount);
-            source = Source.READ;
-          }
-        } catch (Exception e) {
-          rejected = e.getClass().getSimpleName() + ": " + e.getMessage();
-          LOG.warn("key index: the stored entry {} of {} is unusable ({}); rebuilding it from the data file", entryLocation, file.location, rejected);
-          entry = null;
-        }
-      }
-      if (entry == null) {
-        entry = KeyIndexEntry.build(files.io(), file.location, layout.codec, layout.keys, layout.sequence);
-        if (entry == null) {
-          return new FileHits(file.location, false, Source.BUILT, rejected, null, new Positions(), new Positions(),
-              new int[0], new long[0], new int[0], new long[0]);
-        }
-        source = Source.BUILT;
-        if (layout.persist) {
-          try {
-            KeyIndexFiles.write(files.io(), entryLocation, entry, file.location);
-          } catch (Exception e) {
-            unwritten = e.getClass().getSimpleName() + ": " + e.getMessage();
-            LOG.warn("key index: could not store the entry of {} at {} ({})", file.location, entryLocation, unwritten);
-          }
-        }
-      }
-      if (source != Source.CACHED) {
-        remember(entryLocation, entry, maxRows);
+      Found found = entryFor(files, file, layout, maxRows);
+      if (found.entry == null) {
+        return new FileHits(file.location, false, Source.BUILT, found.rejected, null, new Positions(), new Positions(),
+            new int[0], new long[0], new int[0], new long[0]);
       }
       PositionDeleteIndex deleted = null;
       if (!file.deletes.isEmpty()) {
         // The file's DV (or position delete files): the index holds physical rows, hits must be live.
         deleted = new BaseDeleteLoader(delete -> files.io().newInputFile(delete)).loadPositionDeletes(file.deletes, file.location);
       }
-      return probe(file.location, entry, batch.value(), source, rejected, unwritten, deleted);
+      return probe(file.location, found.entry, batch.value(), found.source, found.rejected, found.unwritten, deleted);
+    }
+  }
+
+  /** A file's entry (null: the file holds a NULL key), where it came from and what went wrong on the way. */
+  static final class Found {
+    final KeyIndexEntry entry;
+    final Source source;
+    final String rejected;
+    final String unwritten;
+
+    Found(KeyIndexEntry entry, Source source, String rejected, String unwritten) {
+      this.entry = entry;
+      this.source = source;
+      this.rejected = rejected;
+      this.unwritten = unwritten;
+    }
+  }
+
+  /**
+   * The entry of {@code file}: from this JVM's cache, else read from its stored file, else built
+   * from the data file and (with {@code layout.persist}) stored; kept in the cache either way.
+   */
+  static Found entryFor(Table files, FileToProbe file, Layout layout, long maxRows) {
+    String hash = KeyIndexFiles.dataFileHash(file.location, file.sizeInBytes, file.recordCount);
+    String entryLocation = KeyIndexFiles.entryLocation(files.location(), hash, layout.layoutHash);
+    KeyIndexEntry entry;
+    synchronized (LOCK) {
+      entry = CACHE.get(entryLocation);
+    }
+    if (entry != null) {
+      return new Found(entry, Source.CACHED, null, null);
+    }
+    Source source = Source.READ;
+    String rejected = null;
+    String unwritten = null;
+    if (layout.persist) {
+      try {
+        if (KeyIndexFiles.exists(files.io(), entryLocation)) {
+          entry = KeyIndexFiles.read(files.io(), entryLocation, layout.codec, layout.sequence != null, file.recordCount);
+        }
+      } catch (Exception e) {
+        rejected = e.getClass().getSimpleName() + ": " + e.getMessage();
+        LOG.warn("key index: the stored entry {} of {} is unusable ({}); rebuilding it from the data file", entryLocation, file.location, rejected);
+        entry = null;
+      }
+    }
+    if (entry == null) {
+      entry = KeyIndexEntry.build(files.io(), file.location, layout.codec, layout.keys, layout.sequence);
+      if (entry == null) {
+        return new Found(null, Source.BUILT, rejected, null);
+      }
+      source = Source.BUILT;
+      if (layout.persist) {
+        try {
+          KeyIndexFiles.write(files.io(), entryLocation, entry, file.location);
+        } catch (Exception e) {
+          unwritten = e.getClass().getSimpleName() + ": " + e.getMessage();
+          LOG.warn("key index: could not store the entry of {} at {} ({})", file.location, entryLocation, unwritten);
+        }
+      }
+    }
+    remember(entryLocation, entry, maxRows);
+    return new Found(entry, source, rejected, unwritten);
+  }
+
+  /**
+   * Builds, stores and caches the entries of data files a load has just written (not committed
+   * yet), one Spark task per group of files: the load that writes a file indexes it while its rows
+   * are at hand, so no later lookup (in this session or another) builds it on its own latency path.
+   * Returns one line per file left unindexed ("location: reason"); a file with a NULL key is
+   * skipped silently (lookups scan it).
+   */
+  public static String indexNewFiles(
+      SparkSession spark, Table table, List<DataFile> dataFiles, String joinedKeyColumns, String sequenceColumn, long maxRows) {
+    List<FileToProbe> files = new ArrayList<>();
+    for (DataFile file : dataFiles) {
+      files.add(new FileToProbe(file, new ArrayList<>()));
+    }
+    if (files.isEmpty()) {
+      return "";
+    }
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, true);
+    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
+    try {
+      int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
+      List<String> problems = context.parallelize(files, slices).map(new Index(serializable, layout, maxRows)).collect();
+      List<String> result = new ArrayList<>();
+      for (String problem : problems) {
+        if (problem != null) {
+          result.add(problem);
+        }
+      }
+      return String.join(LiveFiles.SEPARATOR, result);
+    } finally {
+      serializable.destroy();
+    }
+  }
+
+  private static final class Index implements Function<FileToProbe, String> {
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<Table> table;
+    private final Layout layout;
+    private final long maxRows;
+
+    Index(Broadcast<Table> table, Layout layout, long maxRows) {
+      this.table = table;
+      this.layout = layout;
+      this.maxRows = maxRows;
+    }
+
+    @Override
+    public String call(FileToProbe file) {
+      Found found = entryFor(table.value(), file, layout, maxRows);
+      return found.unwritten != null ? file.location + ": entry not stored (" + found.unwritten + ")" : null;
     }
   }
 
