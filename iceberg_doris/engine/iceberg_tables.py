@@ -12,6 +12,7 @@ from typing import Any
 from py4j.protocol import Py4JJavaError
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.format_version import format_version
 from iceberg_doris.engine.bloom_filters import key_bloom_filter_properties
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
@@ -77,6 +78,7 @@ def _create_table(
     properties = dict(ICEBERG_DEFAULTS) | data_path_properties(model, layout) | model_to_properties(model)
     # Key lookups of merge-on-write loads skip row groups without the key.
     properties |= key_bloom_filter_properties(model)
+    properties["format-version"] = format_version(model.properties)
     return (
         iceberg.catalog()
         .buildTable(iceberg.identifier(name), schema)
