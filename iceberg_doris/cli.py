@@ -68,7 +68,11 @@ def run_statement(spark: Any, statement: str, args: argparse.Namespace) -> bool:
     except Exception as error:  # noqa: BLE001 - every failure is reported
         print(f"ERROR: {_message(error)}", file=sys.stderr)
         return False
-    print(render(columns, rows[: args.max_rows], args.output) if columns else "OK")
+    shown = rows[: args.max_rows]
+    if not columns:
+        print("OK")
+    else:
+        print(render_table(columns, shown) if args.output == "table" else render(columns, shown, args.output))
     if len(rows) > args.max_rows:
         # On stderr, so that CSV and JSON output stays parseable.
         print(f"(only the first {args.max_rows} rows are shown; raise --max-rows to see more)", file=sys.stderr)

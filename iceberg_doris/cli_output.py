@@ -1,4 +1,4 @@
-"""How the command line prints a statement's result: a bordered table (default), CSV or JSON.
+"""How the command line prints a statement's result as CSV or JSON (``--output``).
 
 CSV has a header line and writes NULL as an empty field; JSON is one array of objects per
 statement, dates and timestamps as ISO text, decimals as text (no precision lost)."""
@@ -13,18 +13,12 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-FORMATS = ("table", "csv", "json")
+FORMATS = ("csv", "json")  # besides the bordered table, which cli.render_table draws
 
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], output: str) -> str:
     """The text a result is printed as, in ``output`` (one of FORMATS)."""
-    if output == "csv":
-        return render_csv(columns, rows)
-    if output == "json":
-        return render_json(columns, rows)
-    from iceberg_doris.cli import render_table
-
-    return render_table(columns, rows)
+    return render_csv(columns, rows) if output == "csv" else render_json(columns, rows)
 
 
 def render_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
