@@ -5,6 +5,8 @@
     iceberg-doris --catalog-uri postgresql://u@db:5432/lake --catalog-password-file ~/.lake-pw -e "..."
     iceberg-doris --dynamic-partitions-every 600      # Doris's dynamic-partition scheduler
     iceberg-doris --print-spark-conf > doris.conf    # then: spark-sql --properties-file doris.conf
+    iceberg-doris --output csv -e "SELECT * FROM sales.orders" > orders.csv
+    iceberg-doris                                     # at a terminal: an interactive prompt
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for kind, value in args.sources:
         text = value if kind == "e" else _read_script(value)
         statements += split_statements(text)
-    if not statements and args.dynamic_partitions_every is None:
+    interactive = not statements and args.dynamic_partitions_every is None and not args.sources and sys.stdin.isatty()
+    if not statements and args.dynamic_partitions_every is None and not interactive:
         print("iceberg-doris: nothing to run; give -e 'SQL', -f FILE or --dynamic-partitions-every (see --help)", file=sys.stderr)
         return 2
     _warn_about_visible_secrets(args)
@@ -42,20 +45,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DorisError as error:
         print(f"ERROR: {mask_secrets(str(error))}", file=sys.stderr)
         return 1
+    if interactive:
+        from iceberg_doris.cli_prompt import run_prompt
+
+        return run_prompt(lambda statement: run_statement(spark, statement, args))
     for statement in statements:
-        try:
-            frame = spark.sql(statement)
-            columns = frame.columns
-            rows = [tuple(r) for r in frame.limit(args.max_rows + 1).collect()] if columns else []
-        except Exception as error:  # noqa: BLE001 - every failure is reported, then we stop
-            print(f"ERROR: {_message(error)}", file=sys.stderr)
+        if not run_statement(spark, statement, args):
             return 1
-        print(render_table(columns, rows[: args.max_rows]) if columns else "OK")
-        if len(rows) > args.max_rows:
-            print(f"(only the first {args.max_rows} rows are shown; raise --max-rows to see more)")
     if args.dynamic_partitions_every is not None:
         return run_scheduler(spark, args.dynamic_partitions_every, args.max_passes)
     return 0
+
+
+def run_statement(spark: Any, statement: str, args: argparse.Namespace) -> bool:
+    """Runs one statement and prints its result in ``--output`` format (or its error); False on error."""
+    from iceberg_doris.cli_output import render
+
+    try:
+        frame = spark.sql(statement)
+        columns = frame.columns
+        rows = [tuple(r) for r in frame.limit(args.max_rows + 1).collect()] if columns else []
+    except Exception as error:  # noqa: BLE001 - every failure is reported
+        print(f"ERROR: {_message(error)}", file=sys.stderr)
+        return False
+    shown = rows[: args.max_rows]
+    if not columns:
+        print("OK")
+    else:
+        print(render_table(columns, shown) if args.output == "table" else render(columns, shown, args.output))
+    if len(rows) > args.max_rows:
+        # On stderr, so that CSV and JSON output stays parseable.
+        print(f"(only the first {args.max_rows} rows are shown; raise --max-rows to see more)", file=sys.stderr)
+    return True
 
 
 def print_spark_conf(args: argparse.Namespace) -> int:
@@ -205,6 +226,12 @@ class _AppendSource(argparse.Action):
         namespace.sources.append((self.dest, values))
 
 
+def _version() -> str:
+    from iceberg_doris import __version__
+
+    return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="iceberg-doris",
@@ -215,6 +242,7 @@ def _parser() -> argparse.ArgumentParser:
         "PGPASSWORD, ~/.pgpass or ICEBERG_DORIS_CATALOG_URI.",
     )
     parser.set_defaults(sources=[])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("-e", dest="e", action=_AppendSource, metavar="SQL", help="statements to run (repeatable)")
     parser.add_argument("-f", dest="f", action=_AppendSource, metavar="FILE", help="SQL script to run, - for stdin")
     parser.add_argument("--home", help="folder of the embedded catalog and warehouse")
@@ -225,6 +253,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--warehouse", help="warehouse URI or path")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting")
+    parser.add_argument(
+        "--output", choices=("table", "csv", "json"), default="table",
+        help="how results are printed: a bordered table (default), CSV with a header, or a JSON array per statement",
+    )
     parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS, help="rows to print per statement")
     parser.add_argument(
         "--dynamic-partitions-every",

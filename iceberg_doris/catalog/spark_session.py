@@ -4,6 +4,7 @@ bridge, and the Iceberg catalog as the session's default catalog (so ``db.tbl`` 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -139,7 +140,8 @@ def spark_conf(
         "spark.sql.defaultCatalog": settings.name,
         "spark.driver.extraJavaOptions": " ".join(java_options),
         "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
+        # Spark's progress bar for a person at a terminal; logs and pipes stay free of it.
+        "spark.ui.showConsoleProgress": "true" if _stderr_is_terminal() else "false",
         "spark.sql.session.timeZone": "UTC",
     }
     if runtime.packages:
@@ -161,6 +163,13 @@ def spark_conf(
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
     return result
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return os.isatty(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # replaced or closed stderr (notebooks, daemons)
+        return False
 
 
 # In local mode the driver JVM is every executor too: Spark's default heap (1 GiB) spills and

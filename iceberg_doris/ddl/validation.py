@@ -19,6 +19,7 @@ from iceberg_doris.ddl.model import (
     TableDefinition,
     lookup_property,
 )
+from iceberg_doris.ddl.format_version import format_version
 from iceberg_doris.ddl.raw_statement import RawPartition, RawTable
 from iceberg_doris.ddl.types import (
     UNSUPPORTED_TYPES,
@@ -61,6 +62,7 @@ class _Validator:
         partition = self._partition(keys_model, keys)
         distribution = self._distribution(keys_model, keys)
         self._sequence(keys_model, keys)
+        format_version(props)  # refuses a version Iceberg tables here cannot have
         return TableDefinition(
             database=raw.database,
             table=raw.table,

@@ -13,6 +13,8 @@ from typing import Any
 from py4j.protocol import Py4JJavaError
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.format_version import format_version
+from iceberg_doris.engine.bloom_filters import key_bloom_filter_properties
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
@@ -75,10 +77,9 @@ def _create_table(
     for key in model.key_columns:
         order = order.asc(key)
     properties = dict(ICEBERG_DEFAULTS) | data_path_properties(model, layout) | model_to_properties(model)
-    if model.keys_model is not KeysModel.DUPLICATE:
-        # Key lookups of merge-on-write loads skip row groups without the key.
-        for key in model.key_columns:
-            properties[f"write.parquet.bloom-filter-enabled.column.{key}"] = "true"
+    # Key lookups of merge-on-write loads skip row groups without the key.
+    properties |= key_bloom_filter_properties(model)
+    properties["format-version"] = format_version(model.properties)
     return (
         iceberg.catalog()
         .buildTable(iceberg.identifier(name), schema)

@@ -137,14 +137,17 @@ class KeyedWrite:
             summary=current.summary,
         )
 
-    def index_written_files(self, table: JavaObject) -> None:
+    def index_written_files(self, table: JavaObject) -> int:
         """After the commit: the key-index entries of the files this write added (see
-        :func:`key_index.index_new_files`), when later loads look keys up through the index."""
+        :func:`key_index.index_new_files`), when later loads look keys up through the index.
+        Returns how many files were given to the index."""
         current = self._current
         iceberg = self.handle.iceberg
         if current is None or not key_index.build_on_load(iceberg.spark) or not index_possible(iceberg, table, self.shape):
-            return
-        key_index.index_new_files(iceberg, table, current.upserts + current.tombstones, list(self.shape.keys), self.shape.sequence_column)
+            return 0
+        files = current.upserts + current.tombstones
+        key_index.index_new_files(iceberg, table, files, list(self.shape.keys), self.shape.sequence_column)
+        return len(files)
 
     def close(self) -> None:
         if self._cached:

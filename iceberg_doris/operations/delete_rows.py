@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from pyroaring import BitMap64
 
+from iceberg_doris import progress
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.deletion_vectors import live_files
@@ -98,6 +99,7 @@ def _delete_positions(
         check_label_unused(handle, table, label)
         snapshot_id = current_snapshot_id(table)
         marks: dict[str, BitMap64] = {}
+        looking_up = progress.start(OPERATION, handle.name.qualified, "lookup")
         if snapshot_id is not None:
             per_file = (
                 _rows(spark, handle, snapshot_id, scope, where)
@@ -105,12 +107,15 @@ def _delete_positions(
             )
             marks = {row[0]: BitMap64(row[1]) for row in per_file}
         deleted = sum(len(positions) for positions in marks.values())
+        looking_up.done(deleted_rows=deleted, files=len(marks))
         added: list[JavaObject] = []
         removed: list[JavaObject] = []
         if marks:
+            writing = progress.start(OPERATION, handle.name.qualified, "write")
             data_files, existing = live_files(table, snapshot_id=snapshot_id, row_filter=conflict_filter)
             added, removed = write_row_deletes(iceberg, table, marks, data_files=data_files, existing=existing)
             crash_point(OPERATION, "deletes-written")
+            writing.done(delete_files=len(added))
         stage_keyed_row_delta(
             iceberg, transaction, branch=None, looked_up_in=snapshot_id, conflict_filter=conflict_filter,
             rows_must_exist=list(marks), added_rows=[], added_deletes=added, removed_deletes=removed,
@@ -122,9 +127,11 @@ def _delete_positions(
         )
         return deleted
 
-    committed = commit_atomically(
-        iceberg, handle.name, build, operation="delete from", on_conflict=lambda _table: None, label=label, table=handle.table,
-    )
+    with progress.phase(OPERATION, handle.name.qualified, "commit") as committing:
+        committed = commit_atomically(
+            iceberg, handle.name, build, operation="delete from", on_conflict=lambda _table: None, label=label, table=handle.table,
+        )
+        committing.count(deleted_rows=committed.result)
     return DeleteResult(
         label=label, snapshot_id=committed.snapshot_id(), deleted_rows=committed.result,
         elapsed_ms=int((time.monotonic() - started) * 1000),

@@ -27,6 +27,7 @@ FIXED_AT_CREATION = {
     "enable_unique_key_merge_on_write": "merge-on-write is chosen when the table is created",
     "function_column.sequence_col": "the sequence column is chosen when the table is created",
     "function_column.sequence_type": "the sequence column is chosen when the table is created",
+    "format-version": "the Iceberg format version is chosen when the table is created",
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris import operations
+from iceberg_doris import operations, progress
 from iceberg_doris.operations import CompactRequest
 from iceberg_doris.operations.compact import RETENTION_DEFAULT_HOURS, RETENTION_PROPERTY
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
@@ -40,7 +40,10 @@ class CompactProcedure(Procedure):
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
         partitions = args["partitions"]
         request = CompactRequest(tuple(partitions) if partitions else None)
-        r = operations.compact(spark, args["table"], request)
+        # One phase for the whole rewrite: its steps belong to the compaction package.
+        with progress.phase("compact", str(args["table"]), "compact") as compacting:
+            r = operations.compact(spark, args["table"], request)
+            compacting.count(rewritten_data_files=r.rewritten_data_files, added_data_files=r.added_data_files)
         return [(
             r.rewritten_data_files, r.removed_delete_files, r.added_data_files, r.dropped_tombstone_files,
             r.kept_tombstone_files, r.snapshot_id,

@@ -20,6 +20,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
+from iceberg_doris import progress
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
@@ -66,6 +67,8 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     check_load_request(handle, request)
     label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
     check_label_unused(handle, handle.table, label)
+    operation, table_name = request.operation, handle.name.qualified
+    reading = progress.start(operation, table_name, "read")
     frame = read_source(
         spark, source=request.source, query=request.query, path=list(request.path) if request.path else None,
         format=request.format, options=dict(request.format_options) if request.format_options else None,
@@ -96,15 +99,20 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         extra=extra, required_present=not request.partial_columns,
     )
     routed = route_rows(prepared, handle, request)
+    reading.done()
     deleted = 0
     if keyed is None and counted_by_write(routed, request):
         # One pass: the rows are staged as files and counted from that write.
-        written = stage_and_count(handle, routed, request, label, targets)
+        with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
+            written = stage_and_count(handle, routed, request, label, targets)
+            writing.count(**logged_counts(written.counts))
         counts, error_rows_path = written.counts, written.error_rows_path
         commit = load_commit(label, request, counts)
         committed = publish_rows(handle, None, targets, commit, staged=written.files)
     else:
-        counted = count_and_check(handle, routed, request, label, keyed)
+        with progress.phase(operation, table_name, "check") as checking:
+            counted = count_and_check(handle, routed, request, label, keyed)
+            checking.count(**logged_counts(counted.counts))
         try:
             counts, error_rows_path = counted.counts, counted.error_rows_path
             crash_point(request.operation, "rows-counted")
@@ -127,6 +135,11 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=error_rows_path,
         snapshot_ids=dict(committed.snapshot_ids),
     )
+
+
+def logged_counts(counts: RowCounts) -> dict[str, int]:
+    """A load's row counts as its phase log lines show them."""
+    return {"loaded_rows": counts.loaded, "filtered_rows": counts.filtered, "unselected_rows": counts.unselected}
 
 
 def load_commit(label: str, request: LoadRequest, counts: RowCounts) -> LoadCommit:

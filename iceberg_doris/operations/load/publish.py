@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from iceberg_doris import progress
 from iceberg_doris.engine.commit import Committed, commit_atomically
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_append, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
@@ -84,6 +85,7 @@ def publish_rows(
     request, routed = commit.request, commit.routed
     columns = [F.col(quote_identifier(t.name)) for t in targets]
     files: dict[str | None, list[JavaObject]] = {}
+    writing = None if staged is not None else progress.start(request.operation, handle.name.qualified, "write")
     if staged is not None:
         files[None] = staged
     elif routed.temporary:
@@ -93,6 +95,8 @@ def publish_rows(
     elif commit.counts[0]:
         assert accepted is not None
         files[None] = stage_data_files(handle.iceberg, handle.name, accepted.select(*columns), table=handle.table)
+    if writing is not None:
+        writing.done(rows=commit.counts[0], files=sum(len(f) for f in files.values()))
     if staged is None:
         crash_point(request.operation, "files-staged")
 
@@ -115,7 +119,9 @@ def publish_rows(
         else:
             stage_replacement(transaction, removed, added, summary=summary)
 
-    return commit_atomically(handle.iceberg, handle.name, build, operation=f"{request.operation} into", label=commit.label)
+    with progress.phase(request.operation, handle.name.qualified, "commit") as committing:
+        committing.count(rows=commit.counts[0])
+        return commit_atomically(handle.iceberg, handle.name, build, operation=f"{request.operation} into", label=commit.label)
 
 
 def publish_keyed_overwrite(
@@ -157,9 +163,12 @@ def publish_keyed(
     try:
         # Looked up without the lock, on a table loaded for it; the commit's first attempt builds on
         # that same load (a second lookup happens only if the table changed meanwhile).
+        operation, table_name = commit.request.operation, handle.name.qualified
         table = handle.iceberg.load_table(handle.name)
-        for write in writes:
-            write.look_up(table)
+        with progress.phase(operation, table_name, "lookup") as looking_up:  # the new rows are written with it
+            looking_up.count(rows=commit.counts[0])
+            for write in writes:
+                write.look_up(table)
         reached(LOOKED_UP, handle.name)
 
         def build(table: JavaObject, transaction: JavaObject) -> None:
@@ -171,13 +180,16 @@ def publish_keyed(
             for write in writes:
                 write.look_up(table)
 
-        committed = commit_atomically(
-            handle.iceberg, handle.name, build, operation="load into", on_conflict=look_up_again,
-            label=commit.label, table=table,
-        )
-        for write in writes:
-            write.index_written_files(table)
-        return committed, sum(write.deleted_rows for write in writes)
+        with progress.phase(operation, table_name, "commit") as committing:  # the delete bitmaps are written in it
+            committed = commit_atomically(
+                handle.iceberg, handle.name, build, operation="load into", on_conflict=look_up_again,
+                label=commit.label, table=table,
+            )
+            deleted = sum(write.deleted_rows for write in writes)
+            committing.count(rows=commit.counts[0], deleted_rows=deleted, lookups=max((w.lookups for w in writes), default=0))
+        with progress.phase(operation, table_name, "index") as indexing:  # the key-index entries of the new files
+            indexing.count(files=sum(write.index_written_files(table) for write in writes))
+        return committed, deleted
     finally:
         for write in writes:
             write.close()
