@@ -53,7 +53,7 @@ def test_cdc_stream_matches_expected_rows(bench):
 def test_partition_operations_produce_the_payload(bench):
     result = suite_partition_ops.run(bench, TINY, reps=1, warmup=False, loads=1)
     check(result)
-    assert len(result.targets) == 4  # MoR, CoW, pyiceberg, first load of a new session vs warm
+    assert len(result.targets) == 3
 
 
 @pytest.mark.spark
