@@ -13,6 +13,9 @@ same base snapshot (rolled back between repetitions):
   covered this key kind);
 - ``MERGE INTO``: Spark's MERGE INTO on the merge-on-read table.
 
+It also reports the size on disk of the base files' index entries (written by the load of the
+base rows) against the same key columns written as Parquet by Spark.
+
 Rows are checked equal (digest) across contenders before timing counts. Run from the repository root:
 
     .venv/bin/python -m benchmarks.key_index_kinds --scale 1000000 --reps 3
@@ -78,6 +81,7 @@ def main() -> None:
     print(f"scale {n}, batch fraction {args.fraction}, reps {args.reps}, driver memory {spark.conf.get('spark.driver.memory', '1g (default)')}")
     print("| key kind | index (warm) | index cold (entries read) | index build | scan | MERGE INTO MoR | MERGE / index | MERGE / cold | MERGE / scan |")
     print("|---|---|---|---|---|---|---|---|---|")
+    sizes: list[str] = []
     for kind in args.kinds.split(","):
         ddl, keys, hashed, props, key_cols = KINDS[kind]
         slug = "".join(c for c in kind.lower() if c.isalnum())
@@ -95,6 +99,7 @@ def main() -> None:
         )
         spark.read.parquet(base_path).writeTo(mor_table).append()
         bases = {doris_table: current_snapshot(spark, doris_table), mor_table: current_snapshot(spark, mor_table)}
+        sizes.append(index_size_row(spark, iceberg, kind, doris_table, key_cols, args.home.resolve() / f"{slug}_keys"))
         on = " AND ".join(f"t.{c.strip()} = s.{c.strip()}" for c in key_cols.split(","))
         entries = Path(iceberg.load_table(iceberg.name(doris_table)).location().removeprefix("file:")) / "_doris_key_index"
 
@@ -154,6 +159,24 @@ def main() -> None:
             flush=True,
         )
         print(f"<!-- {kind}: summaries {summaries}; all times {times} -->", flush=True)
+    print()
+    print("| key kind | index entries on disk | key columns as Parquet (Spark, snappy) | index / key columns |")
+    print("|---|---|---|---|")
+    for row in sizes:
+        print(row)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*.parquet"))
+
+
+def index_size_row(spark, iceberg, kind: str, table: str, key_cols: str, keys_folder: Path) -> str:
+    """The base files' stored entries against their key columns as Parquet."""
+    location = Path(iceberg.load_table(iceberg.name(table)).location().removeprefix("file:"))
+    entries = folder_bytes(location / "_doris_key_index")
+    spark.table(table).select(*[c.strip() for c in key_cols.split(",")]).write.mode("overwrite").parquet(str(keys_folder))
+    keys = folder_bytes(keys_folder)
+    return f"| {kind} | {entries / 1e6:.1f} MB | {keys / 1e6:.1f} MB | {entries / keys:.2f}x |"
 
 
 if __name__ == "__main__":
