@@ -176,7 +176,7 @@ def index_size_row(spark, iceberg, kind: str, table: str, key_cols: str, keys_fo
     entries = folder_bytes(location / "_doris_key_index")
     spark.table(table).select(*[c.strip() for c in key_cols.split(",")]).write.mode("overwrite").parquet(str(keys_folder))
     keys = folder_bytes(keys_folder)
-    return f"| {kind} | {entries / 1e6:.1f} MB | {keys / 1e6:.1f} MB | {entries / keys:.2f}x |"
+    return f"| {kind} | {entries / 1e6:.3f} MB | {keys / 1e6:.3f} MB | {entries / keys:.2f}x |"
 
 
 if __name__ == "__main__":
