@@ -21,6 +21,7 @@ import io
 import json
 import shlex
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     namespace: dict[str, Any] = {"__name__": "__readme__"}
     results = []
     for block in parse_blocks(Path(args.readme).read_text()):
-        results.append(_run_block(block, namespace))
+        started = time.monotonic()
+        results.append({**_run_block(block, namespace), "seconds": round(time.monotonic() - started, 2)})
         _write(args.report, results, {}, None)
     queries = json.loads(Path(args.queries).read_text()) if args.queries else {}
     rows = {name: _rows(namespace["spark"], sql) for name, sql in queries.items()} if "spark" in namespace else {}
-    demo = _run_demo() if args.demo else None
+    started = time.monotonic()
+    demo = {**_run_demo(), "seconds": round(time.monotonic() - started, 2)} if args.demo else None
     _write(args.report, results, rows, demo)
     return 0
 
