@@ -1,0 +1,184 @@
+"""Docs that run: every python, sql and bash block of README.md is executed, in order, on a fresh home.
+
+The snippets run in a process of their own (``tests/support/run_readme_snippets.py``), as a reader
+pastes them: the first one's ``iceberg_doris.session()`` starts Spark on a fresh
+``ICEBERG_DORIS_HOME``, in a working folder holding the input files the README names (the CSV is
+a block of the README itself; the Parquet change batches are written here, see ``_FIXTURES``). A
+code block the test cannot run carries ``<!-- not-run: <reason> -->`` on the line before it.
+After the snippets the run reads the tables they built, and runs the job behind ``make demo``
+to check the README's sample output.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.readme_blocks import parse_blocks
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+README = REPOSITORY / "README.md"
+
+# What the tables hold once every snippet ran (row values as the README's snippets make them).
+FINAL_QUERIES = {
+    "orders": "SELECT dt, id, amount FROM sales.orders ORDER BY dt, id",
+    "users": "SELECT id, email, last_seen FROM crm.users ORDER BY id",
+    "partitions": "CALL doris.show_partitions('sales.orders')",
+}
+
+
+def _fixtures(folder: Path) -> None:
+    """The Parquet files the README's snippets read (the README says what they hold)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def write(name: str, rows: list[tuple[Any, ...]], schema: pa.Schema) -> None:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema), path)
+
+    change = pa.schema([("id", pa.int64()), ("email", pa.string()), ("last_seen", pa.date32()), ("op", pa.string())])
+    write("cdc/batch_0041.parquet", [
+        (1, "ann@a.io", dt.date(2024, 3, 1), "I"),
+        (2, "bob@b.io", dt.date(2019, 6, 30), "I"),
+        (3, "cy@c.io", dt.date(2024, 4, 2), "I"),
+        (4, "dee@d.io", dt.date(2018, 1, 1), "I"),
+    ], change)
+    write("cdc/batch_0042.parquet", [
+        (2, "bob@new.io", dt.date(2024, 5, 5), "U"),
+        (3, "cy@c.io", dt.date(2024, 4, 2), "D"),
+        (5, "eve@e.io", dt.date(2024, 5, 6), "I"),
+    ], change)
+    orders = pa.schema([("dt", pa.date32()), ("id", pa.int64()), ("amount", pa.int64())])
+    write("data/fixed_may.parquet", [
+        (dt.date(2024, 5, 2), 3, 310),
+        (dt.date(2024, 5, 3), 7, 500),
+        (dt.date(2024, 5, 10), 5, 500),
+    ], orders)
+
+
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("readme")
+    work, home = root / "work", root / "home"
+    work.mkdir()
+    _fixtures(work)
+    queries = root / "queries.json"
+    queries.write_text(json.dumps(FINAL_QUERIES))
+    report = root / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ICEBERG_DORIS_") or k == "ICEBERG_DORIS_JAR_CACHE"}
+    env.update(ICEBERG_DORIS_HOME=str(home), PYTHONPATH=str(REPOSITORY))
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.support.run_readme_snippets", str(README), str(report), "--queries", str(queries), "--demo"],
+        cwd=work, env=env, capture_output=True, text=True, timeout=540,
+    )
+    assert report.exists(), f"the snippet runner wrote no report (exit {run.returncode}):\n{run.stderr[-6000:]}"
+    return json.loads(report.read_text())
+
+
+def test_every_code_block_runs_or_says_why_not():
+    blocks = parse_blocks(README.read_text())
+    code = [b for b in blocks if b.is_code]
+    unrunnable = []
+    for block in code:
+        if block.not_run_reason or block.language != "bash":
+            continue
+        for line in block.text.splitlines():
+            words = shlex.split(line, comments=True)
+            if words and words[0] != "iceberg-doris":
+                unrunnable.append(f"{block.where}: {line.strip()}")
+    assert not unrunnable, "bash lines the test cannot run; mark their block <!-- not-run: <reason> -->:\n" + "\n".join(unrunnable)
+    run = [b for b in code if not b.not_run_reason]
+    assert len(run) >= 11 and {b.language for b in run} == {"python", "sql", "bash"}
+    assert [b.file_name for b in blocks if b.file_name] == ["data/orders.csv"]
+
+
+def test_not_run_markers_only_sit_on_code_blocks():
+    with pytest.raises(ValueError, match="not-run marker belongs on a python, sql or bash block"):
+        parse_blocks("<!-- not-run: why -->\n```text\nx\n```\n")
+    with pytest.raises(ValueError, match="gives no reason"):
+        parse_blocks("<!-- not-run: -->\n```bash\nmake\n```\n")
+    with pytest.raises(ValueError, match="never closed"):
+        parse_blocks("```python\nx = 1\n")
+
+
+@pytest.mark.spark
+def test_every_snippet_runs_in_order(readme_run):
+    blocks = readme_run["blocks"]
+    expected = [(b.line, b.language or "text") for b in parse_blocks(README.read_text())]
+    assert [(b["line"], b["language"]) for b in blocks] == expected, "the run stopped before the README's end"
+    failed = [b for b in blocks if b["status"] == "failed"]
+    assert not failed, "README snippets that fail (later ones may fail because of the first):\n\n" + "\n\n".join(
+        f"README.md:{b['line']} ({b['language']}):\n{b['error']}\n--- output ---\n{b['output'][-1500:]}" for b in failed
+    )
+    assert sum(b["status"] == "ok" for b in blocks) >= 11
+
+
+@pytest.mark.spark
+def test_printed_values_match_the_readme_comments(readme_run):
+    """A ``print(...)  # -> X`` line in a python snippet promises that the snippet prints X."""
+    outputs = {b["line"]: b.get("output", "") for b in readme_run["blocks"]}
+    promises = 0
+    for block in parse_blocks(README.read_text()):
+        for line in block.text.splitlines():
+            match = re.search(r"^\s*print\(.*#\s*->\s*(.+?)\s*$", line) if block.language == "python" else None
+            if match:
+                promises += 1
+                assert match.group(1) in outputs[block.line].splitlines(), (block.where, match.group(1), outputs[block.line])
+    assert promises >= 1
+
+
+@pytest.mark.spark
+def test_tables_hold_what_the_snippets_made(readme_run):
+    queries = readme_run["queries"]
+    # orders: the CSV's two rows of key (2024-01-15, 1) summed (AGGREGATE KEY, SUM), January and
+    # February re-loaded into tp2024q1 and replaced in; May overwritten by insert_overwrite.
+    assert queries["orders"] == [
+        ["2024-01-15", 1, 150],
+        ["2024-02-10", 2, 200],
+        ["2024-05-02", 3, 320],
+        ["2024-05-31", 10, 1000],
+    ]
+    # users: batch 41 inserted 1-4; batch 42 updated 2, deleted 3, inserted 5; the partial update
+    # changed 1's email and kept its last_seen; DELETE FROM removed 4 (last seen 2018).
+    assert queries["users"] == [
+        [1, "ann@example.com", "2024-03-01"],
+        [2, "bob@new.io", "2024-05-05"],
+        [5, "eve@e.io", "2024-05-06"],
+    ]
+    names = [row[0] for row in queries["partitions"]]
+    assert "tp2024q1" in names and "p202405" in names and "p202401" not in names and "feb_2024" not in names
+
+
+@pytest.mark.spark
+def test_command_line_snippets_print_the_tables(readme_run):
+    commands = {s["command"]: s["stdout"] for b in readme_run["blocks"] for s in b.get("statements", []) if "command" in s}
+    assert commands['iceberg-doris --version'].startswith("iceberg-doris ")
+    assert "| load " in commands['iceberg-doris -e "CALL doris.help()"']
+    assert commands['iceberg-doris --output csv -e "SELECT * FROM sales.orders ORDER BY dt, id"'].splitlines() == [
+        "dt,id,amount", "2024-01-15,1,150", "2024-02-10,2,200", "2024-05-02,3,320", "2024-05-31,10,1000",
+    ]
+
+
+@pytest.mark.spark
+def test_make_demo_prints_the_readme_sample(readme_run):
+    demo = readme_run["demo"]
+    assert demo["status"] == "ok", demo.get("error")
+    sample = next(b for b in parse_blocks(README.read_text()) if not b.is_code and not b.file_name and "== swap ==" in b.text)
+    lines = demo["output"].splitlines()
+    position = 0
+    for expected in sample.text.splitlines():
+        pattern = re.compile(".*".join(re.escape(part) for part in expected.split("...")) + r"\s*$")
+        while position < len(lines) and not pattern.match(lines[position]):
+            position += 1
+        assert position < len(lines), f"make demo's output has no line like {expected!r} (in order):\n{demo['output']}"
+        position += 1
