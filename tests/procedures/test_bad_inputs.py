@@ -302,7 +302,7 @@ CASES = [
     py("load-partitions-unpartitioned", "flat", "load", {"table": FLAT, "query": "SELECT 2 AS k, 'y' AS v", "partitions": ["p1"]}, LoadError,
        r"is not partitioned: remove the partitions argument"),
     py("load-temp-unpartitioned", "flat", "load", {"table": FLAT, "query": "SELECT 2 AS k, 'y' AS v", "temporary_partitions": ["tp1"]}, LoadError,
-       r"is not partitioned, so it has no temporary partitions"),
+       r"^Temp partition\[tp1\] does not exist in .*flat; doris.add_temp_partition creates it"),
     py("load-unknown-partition", "dup", "load", {"table": DUP, "query": Q_DUP, "partitions": ["nope"]}, LoadError, r"^Partition\[nope\] does not exist in"),
     py("load-unknown-temp-partition", "dup", "load", {"table": DUP, "query": Q_DUP, "temporary_partitions": ["nope"]}, LoadError, r"^Temp partition\[nope\] does not exist in"),
     py("load-traversal-temp-partition", "dup", "load", {"table": DUP, "query": Q_DUP, "temporary_partitions": ["../../dup"]}, LoadError, r"^Temp partition\[\.\./\.\./dup\] does not exist"),

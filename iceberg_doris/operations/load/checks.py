@@ -12,6 +12,7 @@ from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import LoadError, ProcedureArgumentError
 from iceberg_doris.loading import TargetColumn
+from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.requests import LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, snapshot_summary
@@ -52,7 +53,7 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
             "rows, so there is nothing left to delete; load the rows to keep with merge_type APPEND"
         )
     if request.temporary_partitions and model.partitions is None:
-        raise LoadError(f"Table {handle.name.qualified} is not partitioned, so it has no temporary partitions")
+        unpartitioned_temp.check_load_target(handle, list(request.temporary_partitions))
 
 
 def check_sequence_named(handle: DorisTable, request: LoadRequest) -> None:
