@@ -290,7 +290,7 @@ CASES = [
     py("load-no-source", "dup", "load", {"table": DUP}, ProcedureArgumentError, r"^Give exactly one of source, query or path"),
     py("load-two-sources", "dup", "load", {"table": DUP, "query": Q_DUP, "path": "{files}/rows.csv"}, ProcedureArgumentError, r"^Give exactly one of source, query or path"),
     py("load-bad-merge-type", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "merge_type": "UPSERT"}, ProcedureArgumentError,
-       r"Invalid merge type UPSERT: use APPEND, MERGE or DELETE"),
+       r"Invalid merge type UPSERT: use APPEND, MERGE, DELETE or NEGATIVE"),
     py("load-merge-without-delete-on", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "merge_type": "MERGE"}, LoadError, r"Excepted DELETE ON clause when merge type is MERGE"),
     py("load-delete-on-with-append", "uniq", "load", {"table": UNIQ, "query": Q_UNIQ, "delete_on": "k = 1"}, LoadError, r"not support DELETE ON clause when merge type is not MERGE"),
     py("load-delete-on-duplicate-table", "dup", "load", {"table": DUP, "query": Q_DUP, "merge_type": "DELETE"}, LoadError, r"load by MERGE or DELETE is only supported in unique tables"),
