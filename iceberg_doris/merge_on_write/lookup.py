@@ -31,7 +31,7 @@ from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.faults import crash_point
 from iceberg_doris.merge_on_write import plan
-from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql
 from iceberg_doris.engine.file_sets import file_location, record_count
@@ -169,9 +169,28 @@ def _scan_lookup(
         live = plan.live_rows(table_frame, batch, shape, broadcast_keys=broadcast_keys)
         stored = None
         if shape.sequence_column and data_files:
-            physical = spark.read.parquet(*data_files.keys())
+            physical = _stored_versions(spark, handle, snapshot_id, candidates, shape)
             stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=broadcast_keys)
     return _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=stage_upserts)
+
+
+def _stored_versions(
+    spark: Any, handle: KeyedTable, snapshot_id: int, candidates: Predicate, shape: plan.KeyedLoadShape
+) -> "DataFrame":
+    """Per key of the candidate rows, the largest stored sequence value among its live and its
+    deleted versions (tombstones included), under the table's current column names. Read through
+    Iceberg, not as bare Parquet: Iceberg matches each file's columns by field id (files written
+    before a plain Spark ``RENAME COLUMN`` hold the old names), and with its ``_deleted`` metadata
+    column in the scan it keeps the rows deletes mark instead of dropping them. Grouping by that
+    column keeps it in the scan (Spark prunes a column nothing uses, and simplifies away any filter
+    on it that keeps every row)."""
+    from pyspark.sql import functions as F
+
+    column = shape.sequence_column
+    assert column is not None
+    frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql).filter(to_sql(candidates))
+    keys = [F.col(quote_identifier(k)) for k in shape.keys]
+    return frame.groupBy(*keys, F.col("_deleted")).agg(F.max(F.col(quote_identifier(column))).alias(column))
 
 
 def _decide_and_stage(

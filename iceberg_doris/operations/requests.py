@@ -14,11 +14,13 @@ from typing import Any
 
 
 class MergeType(Enum):
-    """How a load's rows apply to a unique-key table (Doris's ``merge_type``)."""
+    """How a load's rows apply to a unique-key table (Doris's ``merge_type``), or undo an earlier
+    load of an aggregate table (Doris's ``NEGATIVE`` flag)."""
 
     APPEND = "APPEND"  # upsert every row
     MERGE = "MERGE"  # rows where ``delete_on`` holds delete their key, the others upsert
     DELETE = "DELETE"  # every row deletes its key
+    NEGATIVE = "NEGATIVE"  # aggregate tables whose values are all SUM: every value is negated
 
 
 class OverwriteMode(Enum):

@@ -6,12 +6,16 @@ TEMPORARY PARTITION (name)`` then replaces the whole table. Here such a temp par
 Iceberg branch like any other (``doris_temp_<name>``); its name is kept in the model's
 ``unpartitioned_temp`` (the ``doris.temp-partitions`` property), since the table has no
 partition set to hold it.
+
+A load into such a temp partition (Doris: ``INSERT INTO t TEMPORARY PARTITION (name)``, stream
+load ``temporary_partitions: name``) puts every row there: the table has no partition columns to
+route by. Doris's sink takes the first of several names given; a load here names exactly one.
 """
 
 from __future__ import annotations
 
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.errors import PartitionError
+from iceberg_doris.errors import CommitConflictError, LoadError, PartitionError
 from iceberg_doris.operations import temp_partitions
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.partitioning import check_partition_name
@@ -67,3 +71,28 @@ def check_replacement(handle: DorisTable, partitions: list[str], temps: list[str
             f"{handle.name.qualified} is unpartitioned: replace its one partition ({handle.name.name}) with exactly "
             "one temporary partition"
         )
+
+
+def check_load_target(handle: DorisTable, names: list[str]) -> None:
+    """A load into temp partitions of an unpartitioned table names one that exists."""
+    for name in names:
+        if name not in handle.model.unpartitioned_temp:
+            raise LoadError(
+                f"Temp partition[{name}] does not exist in {handle.name.qualified}; doris.add_temp_partition "
+                "creates it (an unpartitioned table takes temporary partitions without values)"
+            )
+    if len(names) != 1:
+        raise LoadError(
+            f"{handle.name.qualified} is unpartitioned: a load goes into exactly one of its temporary partitions "
+            f"(each stages rows for the whole table), not {len(names)}; load each one separately"
+        )
+
+
+def check_still_there(fresh: DorisTable, names: list[str]) -> None:
+    """Inside a load's commit: the temp partitions it loads were not dropped meanwhile."""
+    for name in names:
+        if name not in fresh.model.unpartitioned_temp:
+            raise CommitConflictError(
+                f"Cannot load into {fresh.name.qualified}: temp partition {name} was dropped or replaced while the "
+                "load ran; nothing was committed. Add it again and run the load again."
+            )

@@ -27,7 +27,7 @@ from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-MERGE_TYPE = EnumType(MergeType, "[INVALID_ARGUMENT]Invalid merge type {value}: use APPEND, MERGE or DELETE")
+MERGE_TYPE = EnumType(MergeType, "[INVALID_ARGUMENT]Invalid merge type {value}: use APPEND, MERGE, DELETE or NEGATIVE")
 
 
 @register
@@ -49,7 +49,7 @@ class LoadProcedure(Procedure):
         Parameter("path", STRING_ARRAY, description="File path(s) or glob(s)."),
         Parameter("format", STRING, description="csv, json or parquet (default: from the file extension)."),
         Parameter("format_options", STRING_MAP, description="e.g. map('column_separator', ',', 'header', 'true')."),
-        Parameter("merge_type", MERGE_TYPE, default=MergeType.APPEND, description="APPEND, MERGE or DELETE (unique tables)."),
+        Parameter("merge_type", MERGE_TYPE, default=MergeType.APPEND, description="APPEND, MERGE or DELETE (unique tables); NEGATIVE (aggregate tables, all values SUM) negates the values to undo an earlier load."),
         Parameter("delete_on", STRING, description="MERGE: rows where this is true delete their key."),
         Parameter("sequence_col", STRING, description="Source column that feeds a hidden sequence column."),
         Parameter("columns", STRING, description="Column mapping, Doris syntax."),

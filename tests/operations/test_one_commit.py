@@ -163,7 +163,7 @@ def test_modes_are_enums_in_python_and_strings_only_at_the_procedure_boundary(sp
     with pytest.raises(TypeError, match="merge_type must be a MergeType"):
         LoadRequest(query="SELECT 1", merge_type="MERGE")  # type: ignore[arg-type]
     table = unique_table(spark, namespace)
-    with pytest.raises(ProcedureArgumentError, match=r"^\[INVALID_ARGUMENT\]Invalid merge type UPSERT: use APPEND, MERGE or DELETE$"):
+    with pytest.raises(ProcedureArgumentError, match=r"^\[INVALID_ARGUMENT\]Invalid merge type UPSERT: use APPEND, MERGE, DELETE or NEGATIVE$"):
         doris.load(spark, table=table, query="SELECT 1 AS k, 'x' AS v", merge_type="UPSERT")
     result = doris.load(spark, table=table, query="SELECT 1 AS k, 'x' AS v", merge_type="delete")[0]
     assert result.deleted_rows == 1

@@ -17,8 +17,7 @@ def flat_table(spark, namespace: str, name: str = "flat") -> str:
     doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
     doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'old'), (2, 'old') AS t(k, v)")
     doris.add_temp_partition(spark, table=table, partition="staged")
-    # doris.load into an unpartitioned table's temp partition is not wired yet: write the branch directly.
-    spark.sql(f"INSERT INTO {table}.branch_doris_temp_staged VALUES (7, 'new'), (8, 'new'), (9, 'new')")
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (7, 'new'), (8, 'new'), (9, 'new') AS t(k, v)", temporary_partitions=["staged"])
     return table
 
 

@@ -37,6 +37,7 @@ from iceberg_doris.operations.load.checks import (
     target_column,
 )
 from iceberg_doris.operations.load.counting import RowCounts, count_and_check
+from iceberg_doris.operations.load.negative import negated
 from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
 from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
 from iceberg_doris.operations.load.routing import route_rows
@@ -98,6 +99,8 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
         extra=extra, required_present=not request.partial_columns,
     )
+    if request.merge_type is MergeType.NEGATIVE:
+        prepared = negated(prepared, model)
     routed = route_rows(prepared, handle, request)
     reading.done()
     deleted = 0

@@ -12,6 +12,8 @@ from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import LoadError, ProcedureArgumentError
 from iceberg_doris.loading import TargetColumn
+from iceberg_doris.operations import unpartitioned_temp
+from iceberg_doris.operations.load.negative import check_negative_allowed
 from iceberg_doris.operations.requests import LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, snapshot_summary
@@ -24,7 +26,9 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
     """Doris's rules for load options, with Doris's messages."""
     model = handle.model
     merge_type = request.merge_type
-    if merge_type is not MergeType.APPEND and model.keys_model is not KeysModel.UNIQUE:
+    if merge_type is MergeType.NEGATIVE:
+        check_negative_allowed(model)
+    elif merge_type is not MergeType.APPEND and model.keys_model is not KeysModel.UNIQUE:
         raise LoadError("load by MERGE or DELETE is only supported in unique tables.")
     if request.delete_on and merge_type is not MergeType.MERGE:
         raise LoadError("not support DELETE ON clause when merge type is not MERGE.")
@@ -46,13 +50,18 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
             "partial_columns cannot be combined with overwrite: an overwrite replaces whole rows, so there are no "
             "stored rows to update; load full rows, or load the partial update without overwrite"
         )
+    if request.overwrite is not None and merge_type is MergeType.NEGATIVE:
+        raise LoadError(
+            "merge_type NEGATIVE cannot be combined with overwrite: the overwrite replaces the partitions' rows, so "
+            "there is no earlier load left to undo; load the rows to keep with merge_type APPEND"
+        )
     if request.overwrite is not None and merge_type is not MergeType.APPEND:
         raise LoadError(
             f"merge_type {merge_type.value} cannot be combined with overwrite: the overwrite replaces the partitions' "
             "rows, so there is nothing left to delete; load the rows to keep with merge_type APPEND"
         )
     if request.temporary_partitions and model.partitions is None:
-        raise LoadError(f"Table {handle.name.qualified} is not partitioned, so it has no temporary partitions")
+        unpartitioned_temp.check_load_target(handle, list(request.temporary_partitions))
 
 
 def check_sequence_named(handle: DorisTable, request: LoadRequest) -> None:

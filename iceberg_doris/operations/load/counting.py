@@ -73,7 +73,7 @@ def count_and_check(
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
+    partition = F.col(PARTITION_COLUMN) if PARTITION_COLUMN in routed.frame.columns else F.lit(None).cast("string")
     frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
     # A keyed load into an empty main keeps no copy of its rows: its keys are all new, so the rows
     # are read once more, to be written. Into a table with rows, the lookup reads them several

@@ -26,6 +26,7 @@ from iceberg_doris.merge_on_write.commit import KeyedWrite
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
+from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions
 from iceberg_doris.operations.requests import LoadRequest, OverwriteMode
@@ -65,6 +66,8 @@ def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: Java
     returns the table reopened as committed to."""
     fresh = reopen(handle, table)
     check_label_unused(handle, table, commit.label)
+    if commit.routed.partitions is None and commit.routed.temporary:
+        unpartitioned_temp.check_still_there(fresh, list(commit.request.temporary_partitions or ()))
     if commit.routed.partitions is not None:
         merged = merge_partitions(fresh, commit.routed)
         if merged is not fresh.model.partitions:

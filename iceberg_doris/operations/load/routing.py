@@ -44,6 +44,11 @@ def route_rows(prepared: "DataFrame", handle: DorisTable, request: LoadRequest) 
     from pyspark.sql import functions as F
 
     partitions = handle.model.partitions
+    if partitions is None and request.temporary_partitions:
+        # An unpartitioned table's temp partition stages rows for the whole table: every row goes
+        # there (checks.check_load_request made sure exactly one, existing, is named).
+        [name] = request.temporary_partitions
+        return RoutedRows(prepared.withColumn(PARTITION_COLUMN, F.lit(name)), None, temporary=True)
     if partitions is None:
         return RoutedRows(prepared, None)
     model = handle.model
