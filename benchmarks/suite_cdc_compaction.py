@@ -2,7 +2,7 @@
 
 Two UNIQUE KEY tables get the same base rows and the same stream of MERGE batches (suite b's
 ``stream_frame``): one without compaction, one with a background thread of the same session running
-automatic compaction passes (``operations.auto_compact.compact_table``, the table's default
+automatic compaction passes (``doris.auto_compact``, the table's default
 ``doris.compaction.*`` policy) back to back, a pause of ``PASS_PAUSE_SECONDS`` between passes, for
 as long as the stream runs. The scheduler of a deployment (``iceberg-doris --compact-every``) runs
 in its own process, ideally on its own cores; here both share the session's executors, so the
@@ -70,12 +70,12 @@ class CompactionLoop:
         self._thread.join()
 
     def _run(self) -> None:
-        from iceberg_doris.operations.auto_compact import compact_table
+        from iceberg_doris import doris
 
         while not self._stop.is_set():
             started = time.perf_counter()
             try:
-                done = compact_table(self.spark, self.table)
+                [done] = doris.auto_compact(self.spark, table=self.table)
                 self.commits += done.snapshot_id is not None
             except Exception as error:  # noqa: BLE001 - counted and reported
                 self.errors.append(f"{type(error).__name__}: {error}".splitlines()[0])
@@ -95,7 +95,7 @@ def run(bench: Bench, scale: int, *, batches: int = BATCHES, warmup: bool = True
         "base rows (N)": scale,
         "batches": f"{batches} per table",
         "rows per batch": f"{low}-{high} (uniform), distinct keys, ~10% deletes, ~9% new keys (suite b's stream)",
-        "compaction": f"compact_table passes in a background thread of the same session, {PASS_PAUSE_SECONDS:g} s apart, default policy",
+        "compaction": f"doris.auto_compact passes in a background thread of the same session, {PASS_PAUSE_SECONDS:g} s apart, default policy",
     }
     base_path, stream_path = bench.path("cdcc_base"), bench.path("cdcc_stream")
     base_frame(spark, scale).write.mode("overwrite").parquet(base_path)

@@ -114,8 +114,6 @@ def run_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
 def run_compaction_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
     """Runs an automatic compaction pass over every Doris table each ``interval`` seconds until
     interrupted (or ``max_passes``); a table that fails gets an ERROR line and the pass goes on."""
-    from iceberg_doris.operations.auto_compact import compact_automatically
-
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -123,13 +121,11 @@ def run_compaction_scheduler(spark: Any, interval: float, max_passes: int | None
     while not stop.is_set():
         started = dt.datetime.now().isoformat(sep=" ", timespec="seconds")
         try:
-            done = [d for d in compact_automatically(spark) if d.chosen_files or d.error]
-            print(f"[{started}] compaction pass: {len(done)} table(s) compacted")
-            if done:
-                print(render_table(
-                    ["table", "chosen_files", "rewritten_data_files", "added_data_files", "snapshot_id", "error"],
-                    [(d.table, d.chosen_files, d.rewritten_data_files, d.added_data_files, d.snapshot_id, d.error) for d in done],
-                ))
+            frame = spark.sql("CALL doris.auto_compact()")
+            rows = [tuple(r) for r in frame.collect() if r.chosen_files or r.error]
+            print(f"[{started}] compaction pass: {len(rows)} table(s) compacted")
+            if rows:
+                print(render_table(frame.columns, rows))
         except Exception as error:  # noqa: BLE001 - the scheduler outlives one bad pass
             print(f"[{started}] ERROR: {_message(error)}", file=sys.stderr)
         sys.stdout.flush()

@@ -4,8 +4,10 @@ files, files with many deleted rows, partitions with many delete files).
 
 A pass is an ordinary ``compact`` of the chosen files: it carries over the deletes that loads
 commit while it runs, so loads neither wait for it (it holds the commit lock only for its catalog
-swap, as a load does) nor fail because of it. The CLI runs passes on an interval
-(``iceberg-doris --compact-every SECONDS``), beside the dynamic-partition scheduler.
+swap, as a load does) nor fail because of it. ``CALL doris.auto_compact(table => NULL)`` runs one
+pass; the CLI runs passes on an interval (``iceberg-doris --compact-every SECONDS``), beside the
+dynamic-partition scheduler. From another Python thread of the session, call ``doris.auto_compact``
+(the procedure makes the session active in that thread's JVM thread, as Spark needs).
 """
 
 from __future__ import annotations
@@ -53,11 +55,12 @@ def compact_automatically(spark: "SparkSession", table: str | None = None) -> li
     for name in names:
         try:
             done.append(compact_table(spark, name))
-        except DorisError as error:
+        except Exception as error:  # noqa: BLE001 - one table's failure must not stop the pass
             if table:
                 raise
-            log.warning("automatic compaction of %s failed: %s", name, error)
-            done.append(AutoCompaction(name, 0, 0, 0, None, str(error)))
+            message = str(error) if isinstance(error, DorisError) else f"{type(error).__name__}: {error}".splitlines()[0]
+            log.warning("automatic compaction of %s failed: %s", name, message)
+            done.append(AutoCompaction(name, 0, 0, 0, None, message))
     return done
 
 

@@ -16,4 +16,5 @@ def test_cdc_stream_with_automatic_compaction_matches_expected_rows(bench):  # n
     check(result)
     [latency, side_by_side, scans] = result.tables
     assert side_by_side.rows[0][1] == 0  # no load failed
+    assert side_by_side.rows[0][5] == 0  # no compaction pass failed (it runs in another thread)
     assert len(result.targets) == 3
