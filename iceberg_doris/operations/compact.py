@@ -116,7 +116,7 @@ def rewrite_files(
     live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
     added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table)
     old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
-    mapping = build_rowid_map(spark, handle.iceberg, handle.table, old_rows, frame.columns, added)
+    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added)
     removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
     crash_point("compact", "files-staged")
     replaced = ReplacedFiles({file_location(f): f for f in rewrite.data_files}, deletes_at_start)

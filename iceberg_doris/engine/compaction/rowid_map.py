@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING
 
 from pyroaring import BitMap64
 
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import CommitConflictError
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,6 @@ class RowidMap:
 
 def build_rowid_map(
     spark: "SparkSession",
-    iceberg: IcebergJava,
     table: JavaObject,
     old_rows: "DataFrame",
     columns: Sequence[str],
@@ -135,7 +135,7 @@ def build_rowid_map(
     return mapping
 
 
-def _hash_columns(schema, columns: Sequence[str]) -> list["Column"]:
+def _hash_columns(schema: "StructType", columns: Sequence[str]) -> list["Column"]:
     """The columns as hashed: Spark hashes no map, so a column holding one is hashed as JSON."""
     from pyspark.sql import functions as F
 
