@@ -209,7 +209,7 @@ class Target:
     measured: float
     op: str
     required: float
-    kind: str = "ratio"  # "ratio" (shown as 1.23x) or "percent" (shown as 1.2%)
+    kind: str = "ratio"  # "ratio" (shown as 1.23x), "percent" (shown as 1.2%) or "count" (shown as 3)
     detail: str = ""
 
     @property
@@ -221,6 +221,8 @@ class Target:
     def show(self, value: float) -> str:
         if value != value:
             return "n/a"
+        if self.kind == "count":
+            return f"{value:.0f}"
         return f"{value * 100:.1f}%" if self.kind == "percent" else f"{value:.2f}x"
 
     @property
@@ -232,6 +234,8 @@ class Target:
             return "not measured"
         if self.kind == "percent":
             return f"{(self.measured - self.required) * 100:.1f} percentage points over"
+        if self.kind == "count":
+            return f"{self.measured - self.required:.0f} over"
         if self.op == ">=":
             return f"{self.required / self.measured:.2f}x too slow ({self.show(self.measured)} of the {self.show(self.required)} needed)"
         return f"{(self.measured / self.required - 1) * 100:.0f}% over ({self.show(self.measured)} vs at most {self.show(self.required)})"

@@ -4,6 +4,7 @@
     iceberg-doris -f pipeline.sql --home /data/lake
     iceberg-doris --catalog-uri postgresql://u@db:5432/lake --catalog-password-file ~/.lake-pw -e "..."
     iceberg-doris --dynamic-partitions-every 600      # Doris's dynamic-partition scheduler
+    iceberg-doris --compact-every 300                 # automatic compaction of every Doris table
     iceberg-doris --print-spark-conf > doris.conf    # then: spark-sql --properties-file doris.conf
     iceberg-doris --output csv -e "SELECT * FROM sales.orders" > orders.csv
     iceberg-doris                                     # at a terminal: an interactive prompt
@@ -35,8 +36,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for kind, value in args.sources:
         text = value if kind == "e" else _read_script(value)
         statements += split_statements(text)
-    interactive = not statements and args.dynamic_partitions_every is None and not args.sources and sys.stdin.isatty()
-    if not statements and args.dynamic_partitions_every is None and not interactive:
+    if args.compact_every is not None and args.dynamic_partitions_every is not None:
+        print("iceberg-doris: run one scheduler per process: --compact-every or --dynamic-partitions-every", file=sys.stderr)
+        return 2
+    schedulers = args.dynamic_partitions_every is not None or args.compact_every is not None
+    interactive = not statements and not schedulers and not args.sources and sys.stdin.isatty()
+    if not statements and not schedulers and not interactive:
         print("iceberg-doris: nothing to run; give -e 'SQL', -f FILE or --dynamic-partitions-every (see --help)", file=sys.stderr)
         return 2
     _warn_about_visible_secrets(args)
@@ -54,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     if args.dynamic_partitions_every is not None:
         return run_scheduler(spark, args.dynamic_partitions_every, args.max_passes)
+    if args.compact_every is not None:
+        return run_compaction_scheduler(spark, args.compact_every, args.max_passes)
     return 0
 
 
@@ -114,6 +121,31 @@ def run_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
             frame = spark.sql("CALL doris.run_dynamic_partition()")
             rows = [tuple(r) for r in frame.collect()]
             print(f"[{started}] dynamic partition pass: {len(rows)} change(s)")
+            if rows:
+                print(render_table(frame.columns, rows))
+        except Exception as error:  # noqa: BLE001 - the scheduler outlives one bad pass
+            print(f"[{started}] ERROR: {_message(error)}", file=sys.stderr)
+        sys.stdout.flush()
+        passes += 1
+        if max_passes is not None and passes >= max_passes:
+            break
+        stop.wait(interval)
+    return 0
+
+
+def run_compaction_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
+    """Runs an automatic compaction pass over every Doris table each ``interval`` seconds until
+    interrupted (or ``max_passes``); a table that fails gets an ERROR line and the pass goes on."""
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    passes = 0
+    while not stop.is_set():
+        started = dt.datetime.now().isoformat(sep=" ", timespec="seconds")
+        try:
+            frame = spark.sql("CALL doris.auto_compact()")
+            rows = [tuple(r) for r in frame.collect() if r.chosen_files or r.error]
+            print(f"[{started}] compaction pass: {len(rows)} table(s) compacted")
             if rows:
                 print(render_table(frame.columns, rows))
         except Exception as error:  # noqa: BLE001 - the scheduler outlives one bad pass
@@ -264,6 +296,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="after the statements, run the dynamic-partition scheduler every SECONDS until interrupted",
     )
+    _add_compaction_flag(parser)
     parser.add_argument("--max-passes", type=int, help="stop the scheduler after this many passes")
     parser.add_argument(
         "--print-spark-conf",
@@ -272,6 +305,16 @@ def _parser() -> argparse.ArgumentParser:
         "(--properties-file FILE) and exit; it holds no password (see its header)",
     )
     return parser
+
+
+def _add_compaction_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--compact-every",
+        type=float,
+        metavar="SECONDS",
+        help="after the statements, compact every Doris table as its doris.compaction.* policy says, every SECONDS "
+        "until interrupted (loads may run meanwhile: neither fails)",
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ newest ``retain_last`` kept), their files and any orphan files under the table's
 deleted. It wraps Iceberg's own actions; ``older_than`` defaults to 24 hours ago because removing
 younger orphans can delete the files of a write that is still running. Stored primary-key index
 entries (``_doris_key_index/``, which Iceberg's orphan removal skips) of data files no remaining
-snapshot references go too, counted with the orphan files.
+snapshot references go too, counted with the orphan files, and so do the rowid mappings crashed
+compactions left (``_doris_compaction/``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 import dataclasses
 
 from iceberg_doris.engine import key_index
+from iceberg_doris.engine.compaction.rowid_map import remove_stale_mappings
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.maintenance import CleanupCounts, expire_and_remove_orphans
 from iceberg_doris.operations.requests import CleanupRequest
@@ -36,5 +38,7 @@ def cleanup(spark: "SparkSession", table: str, request: CleanupRequest) -> Clean
     counts = expire_and_remove_orphans(
         iceberg, name, cutoff_ms=int(cutoff.timestamp() * 1000), retain_last=int(request.retain_last)
     )
-    entries = key_index.remove_orphan_entries(iceberg, iceberg.load_table(name), name.sql)
+    loaded = iceberg.load_table(name)
+    entries = key_index.remove_orphan_entries(iceberg, loaded, name.sql)
+    entries += remove_stale_mappings(spark, loaded, int(cutoff.timestamp() * 1000))
     return dataclasses.replace(counts, deleted_orphan_files=counts.deleted_orphan_files + entries)

@@ -10,6 +10,13 @@ file is kept, with its bitmap, while it is younger than the table property
 compaction drops delete-sign rows. A row older than a delete that arrives after its tombstone was
 dropped is loaded like a new row. Tables without a sequence column have no tombstones: their fully
 deleted files are dropped at once.
+
+Compaction never makes a load fail, nor fails because of one (Doris's rowid conversion): it
+keeps where each rewritten row went (``engine.compaction.rowid_map``), and its commit deletes in
+the new files the rows that commits made after its start deleted in the replaced files
+(``engine.compaction.carry_over``). Only a commit that removed a replaced file meanwhile (a
+partition dropped or truncated, another compaction) or added equality deletes to one makes it fail,
+with nothing committed.
 """
 
 from __future__ import annotations
@@ -18,6 +25,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.commit import commit_atomically
+from iceberg_doris.engine.compaction.carry_over import ReplacedFiles
+from iceberg_doris.engine.compaction.rowid_map import build_rowid_map
+from iceberg_doris.engine.compaction.staging import stage_compaction
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
@@ -30,7 +40,7 @@ from iceberg_doris.faults import crash_point
 from iceberg_doris.operations.requests import CompactRequest, CompactResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
-from iceberg_doris.table_model.partition_predicates import TRUE, partition_predicate, to_sql, union
+from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
 from iceberg_doris.engine.file_sets import file_location, record_count
 
 if TYPE_CHECKING:
@@ -43,10 +53,8 @@ RETENTION_DEFAULT_HOURS = 168.0
 def compact(spark: "SparkSession", table: str, request: CompactRequest) -> CompactResult:
     """Rewrites the files with deleted rows into files of live rows and drops their delete files,
     in one commit no reader notices (tombstone files younger than the retention are kept)."""
-    from pyspark.sql import functions as F
-
     handle = open_table(spark, table)
-    retention_hours = tombstone_retention_hours(handle.name.qualified, handle.property(RETENTION_PROPERTY))
+    tombstone_retention_hours(handle.name.qualified, handle.property(RETENTION_PROPERTY))  # a bad value fails first
     snapshot_id = current_snapshot_id(handle.table)
     if snapshot_id is None:
         return CompactResult(0, 0, 0, 0, 0, None)
@@ -58,15 +66,30 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
         if missing:
             raise PartitionError(f"Partition[{missing[0]}] does not exist in {handle.name.qualified}")
         predicate = union([partition_predicate(partitions, p) for p in chosen if p is not None])
+    plan = plan_live_files(handle.table, snapshot_id, iceberg_expression(handle.iceberg, predicate))
+    return rewrite_files(spark, handle, snapshot_id, predicate, plan, split_locations(str(plan.locationsWithDeletes())))
+
+
+def rewrite_files(
+    spark: "SparkSession", handle: DorisTable, snapshot_id: int, predicate: Predicate, plan: JavaObject,
+    locations: list[str],
+) -> CompactResult:
+    """Rewrites the data files at ``locations`` (of ``plan``, the live files of ``snapshot_id``
+    under ``predicate``) into files of their live rows, in one commit that also carries over the
+    rows deleted in them meanwhile. Fully deleted files are dropped, unless they may still hold
+    tombstones (younger than the retention, on a sequence table)."""
+    from pyspark.sql import functions as F
+
+    retention_hours = tombstone_retention_hours(handle.name.qualified, handle.property(RETENTION_PROPERTY))
     cutoff_ms = int(time.time() * 1000 - retention_hours * 3600 * 1000)
     # Only sequence tables have tombstones (deleted rows that still guard their key against
     # late, older rows); elsewhere a fully deleted file guards nothing and goes at once.
     guards_tombstones = handle.model.sequence_column is not None
-    plan = plan_live_files(handle.table, snapshot_id, iceberg_expression(handle.iceberg, predicate))
     rewrite, removed_deletes = FileSet(), FileSet()
     kept = dropped = 0
     seen_deletes: set[str] = set()
-    for location in split_locations(str(plan.locationsWithDeletes())):
+    deletes_at_start: dict[str, list[Any]] = {}
+    for location in locations:
         deletes = java_items(plan.deletes(location))
         data_file = plan.dataFile(location)
         deleted = sum(record_count(d) for d in deletes if _is_scoped_to(d, location))
@@ -77,6 +100,7 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
         if fully_deleted:
             dropped += 1
         rewrite.data_files.append(data_file)
+        deletes_at_start[location] = deletes
         for delete_file in deletes:
             key = delete_file_key(delete_file)
             if key not in seen_deletes:
@@ -88,19 +112,34 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
     frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
     # The partition filter prunes the scan to the chosen partitions; _file alone does not.
     frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
-    live = frame.filter(F.col("_file").isin(list(paths))).select(*[quote_identifier(c) for c in frame.columns])
+    rewritten = frame.filter(F.col("_file").isin(list(paths)))
+    live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
     added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table)
+    old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
+    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added)
     removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
     crash_point("compact", "files-staged")
+    replaced = ReplacedFiles({file_location(f): f for f in rewrite.data_files}, deletes_at_start)
+    row_filter = iceberg_expression(handle.iceberg, predicate)
+    summary = {snapshot_summary.OPERATION: "compact"}
 
     def build(table: JavaObject, transaction: JavaObject) -> None:
-        stage_replacement(
-            transaction, removed, FileSet(added), summary={snapshot_summary.OPERATION: "compact"},
-            validate_from=snapshot_id, conflict_filter=iceberg_expression(handle.iceberg, predicate),
+        if mapping is None:
+            # No complete mapping: rewrite only if nothing changed the replaced files since the start.
+            stage_replacement(
+                transaction, removed, FileSet(added), summary=summary, validate_from=snapshot_id, conflict_filter=row_filter,
+            )
+            return
+        stage_compaction(
+            spark, handle.iceberg, table, transaction, replaced=replaced, added=added, mapping=mapping,
+            row_filter=row_filter, table_name=handle.name.qualified, summary=summary,
         )
 
-    # A concurrent delete on a rewritten file fails the validation: CommitConflictError, in words.
-    committed = commit_atomically(handle.iceberg, handle.name, build, operation="compact")
+    try:
+        committed = commit_atomically(handle.iceberg, handle.name, build, operation="compact")
+    finally:
+        if mapping is not None:
+            mapping.discard(spark)
     return CompactResult(
         len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, committed.snapshot_id()
     )

@@ -9,6 +9,7 @@ entry points are in :mod:`iceberg_doris.doris`.
 from iceberg_doris.procedures import (  # noqa: F401
     add_partition,
     add_temp_partition,
+    auto_compact,
     cleanup,
     compact,
     create_table,

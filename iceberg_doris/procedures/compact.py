@@ -22,7 +22,8 @@ class CompactProcedure(Procedure):
     details = (
         "Drops deleted rows and their deletion vectors / position deletes; keeps tombstone files younger than "
         f"the table property {RETENTION_PROPERTY} (default {RETENTION_DEFAULT_HOURS:g}) on tables with a sequence "
-        "column (elsewhere fully deleted files are dropped at once). partitions limits it to some partitions."
+        "column (elsewhere fully deleted files are dropped at once). partitions limits it to some partitions. "
+        "Loads may commit meanwhile: rows they delete in the files being rewritten are deleted in the new ones."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),

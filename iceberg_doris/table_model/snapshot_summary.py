@@ -21,4 +21,5 @@ LOOKUPS = "doris.lookups"  # how many times a keyed load looked its keys up (2: 
 KEY_INDEX = "doris.key-index"  # "probed N files, built M[, read K]", or "scan: <why>" (absent: index off or nothing to look up)
 DROPPED_PARTITION = "doris.dropped-partition"  # a dropped formal partition's definition (JSON), for recover
 RECOVERED_FROM = "doris.recovered-from"  # the drop snapshot a recover_partition brought back
+CARRIED_DELETES = "doris.carried-deletes"  # rows a compaction deleted in its new files: deleted by commits made while it ran
 KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys
