@@ -10,6 +10,7 @@ import pytest
 from pyspark.errors import IllegalArgumentException
 
 from iceberg_doris import doris
+from iceberg_doris.engine import key_index
 from iceberg_doris.errors import EngineError
 from iceberg_doris.java_errors import translate
 from tests.concurrency import snapshot_count, unique_table, values
@@ -17,12 +18,16 @@ from tests.concurrency import snapshot_count, unique_table, values
 pytestmark = pytest.mark.spark
 
 
-def test_a_data_file_deleted_by_hand_is_named_with_the_fix(spark, namespace):
+def test_a_data_file_deleted_by_hand_is_named_with_the_fix(spark, namespace, request):
     table = unique_table(spark, namespace, buckets=1)
     doris.load(spark, table=table, query=values(["(1,'a',1)", "(2,'b',1)"]))
     [path] = [r[0] for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()]
     os.remove(urlparse(path).path)
     before = snapshot_count(spark, table)
+    # The first load stored and cached the file's key-index entry, so an indexed lookup would not
+    # read the data file at all: scan, so that Spark meets the missing file.
+    spark.conf.set(key_index.ENABLED_CONF, "false")
+    request.addfinalizer(lambda: spark.conf.unset(key_index.ENABLED_CONF))
     with pytest.raises(EngineError) as raised:
         doris.load(spark, table=table, query=values(["(1,'new',2)"]))
     message = str(raised.value)
