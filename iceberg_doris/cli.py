@@ -17,7 +17,7 @@ import datetime as dt
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,31 +111,30 @@ def print_spark_conf(args: argparse.Namespace) -> int:
 def run_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
     """Runs doris.run_dynamic_partition over every enabled table each ``interval`` seconds until
     interrupted (or ``max_passes``). A failing pass is reported and the scheduler goes on."""
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    passes = 0
-    while not stop.is_set():
-        started = dt.datetime.now().isoformat(sep=" ", timespec="seconds")
-        try:
-            frame = spark.sql("CALL doris.run_dynamic_partition()")
-            rows = [tuple(r) for r in frame.collect()]
-            print(f"[{started}] dynamic partition pass: {len(rows)} change(s)")
-            if rows:
-                print(render_table(frame.columns, rows))
-        except Exception as error:  # noqa: BLE001 - the scheduler outlives one bad pass
-            print(f"[{started}] ERROR: {_message(error)}", file=sys.stderr)
-        sys.stdout.flush()
-        passes += 1
-        if max_passes is not None and passes >= max_passes:
-            break
-        stop.wait(interval)
-    return 0
+
+    def dynamic_partition_pass(frame: Any) -> tuple[list[tuple], str]:
+        rows = [tuple(r) for r in frame.collect()]
+        return rows, f"dynamic partition pass: {len(rows)} change(s)"
+
+    return _run_passes(spark, "CALL doris.run_dynamic_partition()", dynamic_partition_pass, interval, max_passes)
 
 
 def run_compaction_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
     """Runs an automatic compaction pass over every Doris table each ``interval`` seconds until
     interrupted (or ``max_passes``); a table that fails gets an ERROR line and the pass goes on."""
+
+    def compaction_pass(frame: Any) -> tuple[list[tuple], str]:
+        rows = [tuple(r) for r in frame.collect() if r.chosen_files or r.error]
+        return rows, f"compaction pass: {len(rows)} table(s) compacted"
+
+    return _run_passes(spark, "CALL doris.auto_compact()", compaction_pass, interval, max_passes)
+
+
+def _run_passes(
+    spark: Any, call: str, summarize: Callable[[Any], tuple[list[tuple], str]], interval: float, max_passes: int | None
+) -> int:
+    """Runs ``call`` every ``interval`` seconds until SIGINT/SIGTERM (or ``max_passes``), printing
+    the rows ``summarize`` picks under its headline; a failing pass is reported and the next one runs."""
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -143,9 +142,9 @@ def run_compaction_scheduler(spark: Any, interval: float, max_passes: int | None
     while not stop.is_set():
         started = dt.datetime.now().isoformat(sep=" ", timespec="seconds")
         try:
-            frame = spark.sql("CALL doris.auto_compact()")
-            rows = [tuple(r) for r in frame.collect() if r.chosen_files or r.error]
-            print(f"[{started}] compaction pass: {len(rows)} table(s) compacted")
+            frame = spark.sql(call)
+            rows, headline = summarize(frame)
+            print(f"[{started}] {headline}")
             if rows:
                 print(render_table(frame.columns, rows))
         except Exception as error:  # noqa: BLE001 - the scheduler outlives one bad pass
