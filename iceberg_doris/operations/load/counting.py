@@ -79,13 +79,14 @@ def count_and_check(
     # are read once more, to be written. Into a table with rows, the lookup reads them several
     # times: keep them from this pass rather than read the source again. Other loads read the
     # rows several times too (per temp partition, after auto partitions are planned).
-    keep = keyed is None or routed.temporary or current_snapshot_id(handle.table) is not None
+    main_has_rows = current_snapshot_id(handle.table) is not None
+    keep = keyed is None or routed.temporary or main_has_rows
     frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
     try:
         # A load the key index decides learns whether a key repeats from the keys it collects:
         # counting distinct keys here would cost a shuffle of every key.
-        distinct = keyed is not None and (routed.temporary or not index_possible(handle.iceberg, handle.table, keyed)
-                                          or current_snapshot_id(handle.table) is None)
+        distinct = keyed is not None and (routed.temporary or not main_has_rows
+                                          or not index_possible(handle.iceberg, handle.table, keyed))
         counted = count_rows(frame, routed, handle.model, keyed, distinct=distinct)
         if not counted.placed:
             # Rare: route once more over the new partitions; rows that still fit none are rejected.
