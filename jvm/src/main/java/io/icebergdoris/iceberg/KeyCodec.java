@@ -98,6 +98,18 @@ final class KeyCodec implements Serializable {
     return kinds.length;
   }
 
+  Kind kindOf(int column) {
+    return kinds[column];
+  }
+
+  int precisionOf(int column) {
+    return precisions[column];
+  }
+
+  int scaleOf(int column) {
+    return scales[column];
+  }
+
   /** Whether the key is one integer-like column, compared as a plain long. */
   boolean singleLong() {
     return kinds.length == 1 && (kinds[0] == Kind.INT || kinds[0] == Kind.LONG);

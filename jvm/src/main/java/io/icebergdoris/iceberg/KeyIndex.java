@@ -67,18 +67,30 @@ public final class KeyIndex {
     final int[] deletes;
     final long[] sequences; // null unless the table has a sequence column
     final boolean[] nullSequences;
-    // Driver only: the keys as Spark values (sorted like the keys), to hand rows back to Spark.
+    // Driver only, to hand keys back to Spark as values: the collected rows (sorted like the
+    // keys), or the reader that turns a key back into its values.
     final transient List<Row> rows;
+    final transient BatchKeyReader reader;
     final transient StructType keyType;
 
-    BatchKeys(long[] longs, byte[][] bytes, int[] deletes, long[] sequences, boolean[] nullSequences, List<Row> rows, StructType keyType) {
+    BatchKeys(long[] longs, byte[][] bytes, int[] deletes, long[] sequences, boolean[] nullSequences, List<Row> rows,
+        BatchKeyReader reader, StructType keyType) {
       this.longs = longs;
       this.bytes = bytes;
       this.deletes = deletes;
       this.sequences = sequences;
       this.nullSequences = nullSequences;
       this.rows = rows;
+      this.reader = reader;
       this.keyType = keyType;
+    }
+
+    /** The key values of the {@code i}-th key (in key order), as Spark values. */
+    Row keyRow(int i) {
+      if (rows != null) {
+        return rows.get(i);
+      }
+      return longs != null ? reader.keyRow(longs[i]) : reader.keyRow(bytes[i]);
     }
 
     public int count() {
@@ -105,9 +117,9 @@ public final class KeyIndex {
      * they are, decimals as {"decimal": "text"}, dates and timestamps as ISO text.
      */
     public String firstColumnValuesJson() {
-      List<Object> values = new ArrayList<>(rows.size());
-      for (Row row : rows) {
-        values.add(pythonValue(row.get(0)));
+      List<Object> values = new ArrayList<>(count());
+      for (int i = 0; i < count(); i++) {
+        values.add(pythonValue(keyRow(i).get(0)));
       }
       return toJson(values);
     }
@@ -115,9 +127,9 @@ public final class KeyIndex {
     /** The first key column's smallest and largest value (keys sort by their first column first), as {@link #firstColumnValuesJson}. */
     public String firstColumnRangeJson() {
       List<Object> range = new ArrayList<>();
-      if (!rows.isEmpty()) {
-        range.add(pythonValue(rows.get(0).get(0)));
-        range.add(pythonValue(rows.get(rows.size() - 1).get(0)));
+      if (count() > 0) {
+        range.add(pythonValue(keyRow(0).get(0)));
+        range.add(pythonValue(keyRow(count() - 1).get(0)));
       }
       return toJson(range);
     }
@@ -275,7 +287,7 @@ public final class KeyIndex {
       List<Row> rows = new ArrayList<>();
       for (FileHits file : hits.values()) {
         for (int i = 0; i < file.liveKeys.length; i++) {
-          rows.add(withValues(batch.rows.get(file.liveKeys[i]), file.location, file.livePositions[i]));
+          rows.add(withValues(batch.keyRow(file.liveKeys[i]), file.location, file.livePositions[i]));
         }
       }
       StructType type = batch.keyType.add("_file", DataTypes.StringType, true).add("_pos", DataTypes.LongType, true);
@@ -295,7 +307,7 @@ public final class KeyIndex {
       }
       List<Row> rows = new ArrayList<>(largest.size());
       for (Map.Entry<Integer, Long> entry : largest.entrySet()) {
-        rows.add(withValues(batch.rows.get(entry.getKey()), sparkValue(entry.getValue())));
+        rows.add(withValues(batch.keyRow(entry.getKey()), sparkValue(entry.getValue())));
       }
       return spark.createDataFrame(rows, batch.keyType.add(column, sparkType(), true));
     }
@@ -395,8 +407,84 @@ public final class KeyIndex {
   public static BatchKeys batchKeys(Dataset<Row> batch, Table table, String joinedKeyColumns, String sequenceColumn) {
     Layout layout = layout(table, joinedKeyColumns, sequenceColumn, false);
     KeyCodec codec = layout.codec;
+    StructType keyType = new StructType(Arrays.copyOf(batch.schema().fields(), codec.columns()));
+    BatchKeyReader reader = BatchKeyReader.of(codec, batch.schema(), layout.sequence != null);
+    if (reader == null) {
+      return batchKeysFromRows(batch, layout, keyType);
+    }
+    List<BatchKeyReader.Chunk> chunks =
+        batch.queryExecution().toRdd().toJavaRDD().mapPartitions(new BatchKeyReader.PerPartition(reader)).collect();
+    int count = 0;
+    for (BatchKeyReader.Chunk chunk : chunks) {
+      count += chunk.count;
+    }
+    boolean fast = codec.singleLong();
+    long[] longs = fast ? new long[count] : null;
+    byte[][] bytes = fast ? null : new byte[count][];
+    boolean[] deleteFlags = new boolean[count];
+    long[] sequenceValues = layout.sequence != null ? new long[count] : null;
+    boolean[] nullSequenceValues = layout.sequence != null ? new boolean[count] : null;
+    int at = 0;
+    for (BatchKeyReader.Chunk chunk : chunks) {
+      if (fast) {
+        System.arraycopy(chunk.longs, 0, longs, at, chunk.count);
+      } else {
+        System.arraycopy(chunk.bytes, 0, bytes, at, chunk.count);
+      }
+      System.arraycopy(chunk.deletes, 0, deleteFlags, at, chunk.count);
+      if (sequenceValues != null) {
+        System.arraycopy(chunk.sequences, 0, sequenceValues, at, chunk.count);
+        System.arraycopy(chunk.nullSequences, 0, nullSequenceValues, at, chunk.count);
+      }
+      at += chunk.count;
+    }
+    int[] order = sortedOrder(longs, bytes, count);
+    long[] sortedLongs = fast ? new long[count] : null;
+    byte[][] sortedBytes = fast ? null : new byte[count][];
+    int[] deletes = new int[count];
+    long[] sequences = sequenceValues != null ? new long[count] : null;
+    boolean[] nullSequences = sequenceValues != null ? new boolean[count] : null;
+    for (int i = 0; i < count; i++) {
+      int from = order[i];
+      if (fast) {
+        sortedLongs[i] = longs[from];
+      } else {
+        sortedBytes[i] = bytes[from];
+      }
+      deletes[i] = deleteFlags[from] ? 1 : 0;
+      if (sequences != null) {
+        sequences[i] = sequenceValues[from];
+        nullSequences[i] = nullSequenceValues[from];
+      }
+    }
+    return new BatchKeys(sortedLongs, sortedBytes, deletes, sequences, nullSequences, null, reader, keyType);
+  }
+
+  /** The order of {@code count} keys (longs, else encoded bytes) by key. */
+  private static int[] sortedOrder(long[] longs, byte[][] bytes, int count) {
+    int[] order = new int[count];
+    for (int i = 0; i < count; i++) {
+      order[i] = i;
+    }
+    if (longs != null) {
+      sort(longs.clone(), order); // primitive: no boxing for the common integer key
+      return order;
+    }
+    Integer[] boxed = new Integer[count];
+    for (int i = 0; i < count; i++) {
+      boxed[i] = i;
+    }
+    Arrays.sort(boxed, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b]));
+    for (int i = 0; i < count; i++) {
+      order[i] = boxed[i];
+    }
+    return order;
+  }
+
+  /** {@link #batchKeys} for key columns of Spark types {@link BatchKeyReader} does not read: the rows are collected. */
+  private static BatchKeys batchKeysFromRows(Dataset<Row> batch, Layout layout, StructType keyType) {
+    KeyCodec codec = layout.codec;
     int n = codec.columns();
-    StructType keyType = new StructType(Arrays.copyOf(batch.schema().fields(), n));
     List<Row> collected = batch.collectAsList();
     List<Row> rows = new ArrayList<>(collected.size());
     for (Row row : collected) {
@@ -456,7 +544,7 @@ public final class KeyIndex {
       }
       sortedRows.add(RowFactory.create(keyValues));
     }
-    return new BatchKeys(sortedLongs, sortedBytes, deletes, sequences, nullSequences, sortedRows, keyType);
+    return new BatchKeys(sortedLongs, sortedBytes, deletes, sequences, nullSequences, sortedRows, null, keyType);
   }
 
   /**
