@@ -59,17 +59,41 @@ KINDS = {
     "varchar": ("k VARCHAR(20) NOT NULL, v STRING, d INT", "k", "k", ""),
     "date_bigint": ("dt DATE NOT NULL, k BIGINT NOT NULL, v STRING, d INT", "dt, k", "k", ""),
     "bigint_sequence": ("k BIGINT NOT NULL, v STRING, d INT, s INT", "k", "k", 'PROPERTIES ("function_column.sequence_col" = "s")'),
+    # Every other kind the codec reads, read back from its encoding for the pruning filter and,
+    # with a sequence column, for the live rows: wide decimals, strings after them, DATETIME,
+    # scaled decimals, booleans, TINYINT, a DATE sequence.
+    "largeint_varchar": ("k LARGEINT NOT NULL, w VARCHAR(20) NOT NULL, v STRING, d INT", "k, w", "k", ""),
+    "datetime_decimal_boolean": (
+        "t DATETIME NOT NULL, m DECIMAL(10, 2) NOT NULL, b BOOLEAN NOT NULL, v STRING, d INT", "t, m, b", "t", ""),
+    "varchar_date_sequence": (
+        "k VARCHAR(20) NOT NULL, v STRING, d INT, s DATE", "k", "k", 'PROPERTIES ("function_column.sequence_col" = "s")'),
+    "tinyint_sequence": ("k TINYINT NOT NULL, v STRING, d INT, s BIGINT", "k", "k", 'PROPERTIES ("function_column.sequence_col" = "s")'),
 }
+KEY_COLUMNS = {"date_bigint": "dt, k", "largeint_varchar": "k, w", "datetime_decimal_boolean": "t, m, b"}
 # String keys whose encodings must keep prefixes, NUL bytes and non-ASCII apart.
 STRINGS = ["", "a", "a\\0", "a\\0b", "ab", "b", "é", "ß", "z" * 19, "0", "-1", "a b"]
 
 
 def key_literal(kind: str, key: int) -> str:
-    if kind == "varchar":
-        return "'" + STRINGS[key % len(STRINGS)] + f"{key // len(STRINGS) or ''}'"
+    if kind in ("varchar", "varchar_date_sequence"):
+        return string_literal(key)
     if kind == "date_bigint":
         return f"DATE'2024-0{1 + key % 3}-1{key % 7}', {key // 3 - 5}"
+    if kind == "largeint_varchar":
+        return f"CAST({(key % 5 - 2) * 2**100 + key} AS DECIMAL(38, 0)), {string_literal(key // 2)}"
+    if kind == "datetime_decimal_boolean":
+        return f"TIMESTAMP_NTZ'2024-01-0{1 + key % 3} 1{key % 5}:00:00', {key // 4 - 3}.{key % 100:02d}, {str(key % 2 == 0).upper()}"
+    if kind == "tinyint_sequence":
+        return str(key - 20)
     return str(key * 7919 - 100_000)  # negative and positive
+
+
+def string_literal(key: int) -> str:
+    return "'" + STRINGS[key % len(STRINGS)] + f"{key // len(STRINGS) or ''}'"
+
+
+def sequence_literal(kind: str, value: int) -> str:
+    return f"DATE'2024-01-0{value + 1}'" if kind == "varchar_date_sequence" else str(value)
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -82,8 +106,8 @@ def test_index_and_scan_agree_for_every_key_kind(spark, namespace, cold_index, k
             ddl=f"CREATE TABLE {namespace}.{name} ({columns_ddl}) UNIQUE KEY({keys}) DISTRIBUTED BY HASH({hashed}) BUCKETS 2 {properties}",
         )
         tables.append(f"{namespace}.{name}")
-    sequence = kind == "bigint_sequence"
-    columns = "dt, k, v, d" if kind == "date_bigint" else "k, v, d, s" if sequence else "k, v, d"
+    sequence = "sequence_col" in properties
+    columns = KEY_COLUMNS.get(kind, "k") + ", v, d" + (", s" if sequence else "")
     generator = random.Random(13)
     for number in range(5):
         # Upserts, deletes and re-inserts of deleted keys; one batch repeats keys.
@@ -93,7 +117,7 @@ def test_index_and_scan_agree_for_every_key_kind(spark, namespace, cold_index, k
             delete = 1 if number and generator.random() < 0.3 else 0
             row = f"{key_literal(kind, key)}, 'v{number}-{key}', {delete}"
             if sequence:
-                row += f", {generator.randrange(6)}"  # out of order, with ties
+                row += f", {sequence_literal(kind, generator.randrange(6))}"  # out of order, with ties
             batch.append(f"({row})")
         indexed = load(spark, tables[0], batch, columns, index=True)
         scanned = load(spark, tables[1], batch, columns, index=False)
