@@ -26,8 +26,8 @@ Settings (Spark conf, read at each load):
 * ``spark.doris.keyIndex.maxRows`` (default 50,000,000): cached keys per executor JVM, ~12 bytes
   each (longer encoded keys count as several).
 * ``spark.doris.keyIndex.buildOnLoad`` (default ``true``): a keyed load builds and stores the
-  entries of the data files it commits, right after its commit (one Spark job reading their key
-  columns), so the next load, in this session or a new one, reads them instead of building them on
+  entries of the data files it commits (one Spark job reading their key columns, on a JVM thread
+  started once the files are written, so it overlaps the load's commit), so the next load, in this session or a new one, reads them instead of building them on
   its own latency path; ``false`` leaves them to the first lookup that needs them.
 """
 
@@ -216,27 +216,59 @@ def _bitmaps(blob: bytes, count: int) -> list[BitMap64]:
     return result
 
 
+@dataclass
+class PendingEntries:
+    """The key-index entries of a load's new files, being built on a JVM thread of their own
+    (:func:`start_indexing`) while the load commits."""
+
+    future: JavaObject
+    locations: frozenset[str]
+    _finished: bool = False
+
+    def finish(self) -> None:
+        """Waits for the entries. Never fails the load: the index is derived data, and a lookup
+        builds what is missing; a failure is a warning."""
+        from py4j.protocol import Py4JJavaError
+
+        from iceberg_doris.engine.iceberg_java import java_message
+
+        if self._finished:
+            return
+        self._finished = True
+        try:
+            problems = str(self.future.get())
+        except Py4JJavaError as error:
+            log.warning(
+                "key index: the entries of the %d new file(s) were not built (%s); a later lookup builds them",
+                len(self.locations), java_message(error),
+            )
+            return
+        for problem in split_locations(problems):
+            log.warning("key index: %s", problem)
+
+
+def start_indexing(
+    iceberg: IcebergJava, table: JavaObject, files: list[JavaObject], key_columns: list[str], sequence_column: str | None
+) -> PendingEntries | None:
+    """Starts building, storing and caching the entries of ``files`` (data files a load has
+    written) on a JVM thread, so the load's commit runs meanwhile; None for no files."""
+    if not files:
+        return None
+    spark = iceberg.spark
+    future = iceberg.helpers.KeyIndex.indexNewFilesInBackground(
+        spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
+    )
+    return PendingEntries(future, frozenset(str(f.location()) for f in files))
+
+
 def index_new_files(
     iceberg: IcebergJava, table: JavaObject, files: list[JavaObject], key_columns: list[str], sequence_column: str | None
 ) -> None:
-    """Builds, stores and caches the entries of ``files`` (data files a load has just committed).
-    Never fails the load: the index is derived data, and a lookup builds what is missing."""
-    from py4j.protocol import Py4JJavaError
-
-    from iceberg_doris.engine.iceberg_java import java_message
-
-    if not files:
-        return
-    spark = iceberg.spark
-    try:
-        problems = iceberg.helpers.KeyIndex.indexNewFiles(
-            spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
-        )
-    except Py4JJavaError as error:
-        log.warning("key index: the entries of the %d new file(s) were not built (%s); a later lookup builds them", len(files), java_message(error))
-        return
-    for problem in split_locations(str(problems)):
-        log.warning("key index: %s", problem)
+    """Builds, stores and caches the entries of ``files`` (data files a load has just committed)
+    and waits for them; see :class:`PendingEntries`."""
+    pending = start_indexing(iceberg, table, files, key_columns, sequence_column)
+    if pending is not None:
+        pending.finish()
 
 
 def _java_list(iceberg: IcebergJava, items: list[JavaObject]) -> JavaObject:

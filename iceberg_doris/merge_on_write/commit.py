@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
-from iceberg_doris.engine.file_sets import ref_head
+from iceberg_doris.engine.file_sets import file_location, ref_head
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.merge_on_write import plan
@@ -69,6 +69,7 @@ class KeyedWrite:
         self.summary = dict(summary)
         self.lookups = 0
         self._current: Lookup | None = None
+        self._indexing: key_index.PendingEntries | None = None
         # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
         self._facts = facts if may_skip_lookup(shape, facts) else None
         self._kept: "DataFrame | None" = None
@@ -137,19 +138,40 @@ class KeyedWrite:
             summary=current.summary,
         )
 
-    def index_written_files(self, table: JavaObject) -> int:
-        """After the commit: the key-index entries of the files this write added (see
-        :func:`key_index.index_new_files`), when later loads look keys up through the index.
-        Returns how many files were given to the index."""
+    def start_indexing(self, table: JavaObject) -> None:
+        """Once looked up (the new files are written): starts building the key-index entries of
+        the files this write adds (see :func:`key_index.start_indexing`), when later loads look
+        keys up through the index, so the commit runs while they are built."""
+        files = self._files_to_index(table)
+        if files:
+            self._indexing = key_index.start_indexing(
+                self.handle.iceberg, table, files, list(self.shape.keys), self.shape.sequence_column
+            )
+
+    def finish_indexing(self, table: JavaObject) -> int:
+        """After the commit: waits for the entries; the files of a second lookup (the table
+        changed before the commit) are indexed now. Returns how many files were indexed."""
+        files = self._files_to_index(table)
+        pending, self._indexing = self._indexing, None
+        if pending is not None:
+            pending.finish()
+        started = pending.locations if pending is not None else frozenset()
+        missing = [f for f in files if file_location(f) not in started]
+        if missing:
+            key_index.index_new_files(self.handle.iceberg, table, missing, list(self.shape.keys), self.shape.sequence_column)
+        return len(files)
+
+    def _files_to_index(self, table: JavaObject) -> list[JavaObject]:
         current = self._current
         iceberg = self.handle.iceberg
         if current is None or not key_index.build_on_load(iceberg.spark) or not index_possible(iceberg, table, self.shape):
-            return 0
-        files = current.upserts + current.tombstones
-        key_index.index_new_files(iceberg, table, files, list(self.shape.keys), self.shape.sequence_column)
-        return len(files)
+            return []
+        return current.upserts + current.tombstones
 
     def close(self) -> None:
+        if self._indexing is not None:  # the load failed: no thread outlives it
+            self._indexing.finish()
+            self._indexing = None
         if self._cached:
             self._batch.unpersist()
             self._cached = False

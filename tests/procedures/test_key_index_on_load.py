@@ -119,3 +119,31 @@ def test_v2_tables_look_keys_up_through_the_index_and_match_the_scan(spark, name
     indexed, scanned = (rows(spark, t) for t, _ in tables.values())
     assert indexed == scanned and len({k for k, _ in indexed}) == len(indexed)
     assert {r[0] for r in spark.sql(f"SELECT file_format FROM {tables['v2i'][0]}.delete_files").collect()} == {"PARQUET"}
+
+
+def test_files_written_again_after_a_second_lookup_are_indexed_too(spark, namespace, fresh_cache):
+    # A sequence table writes its new rows again when a commit lands between its lookup and its
+    # commit: the entries started for the first files are not the committed ones; the committed
+    # files must be indexed all the same.
+    from iceberg_doris.engine import interleaving
+    from tests.concurrency import once_for
+
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {namespace}.r (k BIGINT NOT NULL, v INT, ver INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 "
+        'PROPERTIES ("function_column.sequence_col" = "ver")',
+    )
+    table = f"{namespace}.r"
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 10, 5), (2, 20, 5) AS t(k, v, ver)")
+
+    def competitor() -> None:
+        doris.load(spark, table=table, query="SELECT * FROM VALUES (2, 21, 9) AS t(k, v, ver)", label="inner")
+
+    with interleaving.inject(interleaving.LOOKED_UP, once_for(table, competitor)):
+        outer = doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 11, 6), (2, 22, 6) AS t(k, v, ver)", label="outer")[0]
+    assert spark.sql(f"SELECT summary['doris.lookups'] FROM {table}.snapshots WHERE snapshot_id = {outer.snapshot_id}").collect()[0][0] == "2"
+    key_index.clear_cache(IcebergJava(spark))
+    files = data_files(spark, table)
+    last = doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 12, 7), (2, 0, 1) AS t(k, v, ver)")[0]
+    assert summary_of(spark, table, last.snapshot_id) == f"probed {files} files, built 0, read {files}"
+    assert rows(spark, table) == [(1, 12, 7), (2, 21, 9)]

@@ -172,6 +172,8 @@ def publish_keyed(
             looking_up.count(rows=commit.counts[0])
             for write in writes:
                 write.look_up(table)
+        for write in writes:
+            write.start_indexing(table)  # on a JVM thread: the commit runs meanwhile
         reached(LOOKED_UP, handle.name)
 
         def build(table: JavaObject, transaction: JavaObject) -> None:
@@ -191,7 +193,7 @@ def publish_keyed(
             deleted = sum(write.deleted_rows for write in writes)
             committing.count(rows=commit.counts[0], deleted_rows=deleted, lookups=max((w.lookups for w in writes), default=0))
         with progress.phase(operation, table_name, "index") as indexing:  # the key-index entries of the new files
-            indexing.count(files=sum(write.index_written_files(table) for write in writes))
+            indexing.count(files=sum(write.finish_indexing(table) for write in writes))
         return committed, deleted
     finally:
         for write in writes:

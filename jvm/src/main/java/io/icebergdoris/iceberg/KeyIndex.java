@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.SerializableTable;
@@ -752,6 +754,23 @@ public final class KeyIndex {
     } finally {
       serializable.destroy();
     }
+  }
+
+  /**
+   * {@link #indexNewFiles} on a thread of its own, started as soon as a load has written its files
+   * (before its commit), so the commit runs while the files are indexed; {@code get()} returns
+   * its result. The table is copied here, on the caller's thread, so the commit may refresh the
+   * original meanwhile.
+   */
+  public static Future<String> indexNewFilesInBackground(
+      SparkSession spark, Table table, List<DataFile> dataFiles, String joinedKeyColumns, String sequenceColumn, long maxRows) {
+    Table copy = SerializableTable.copyOf(table);
+    List<DataFile> files = new ArrayList<>(dataFiles);
+    FutureTask<String> task = new FutureTask<>(() -> indexNewFiles(spark, copy, files, joinedKeyColumns, sequenceColumn, maxRows));
+    Thread thread = new Thread(task, "doris-key-index");
+    thread.setDaemon(true);
+    thread.start();
+    return task;
   }
 
   private static final class Index implements Function<FileToProbe, String> {
