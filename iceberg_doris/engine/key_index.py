@@ -271,6 +271,29 @@ def index_new_files(
         pending.finish()
 
 
+def new_files_repeat_keys(
+    iceberg: IcebergJava, table: JavaObject, files: list[JavaObject], key_columns: list[str], sequence_column: str | None
+) -> str:
+    """Indexes ``files`` (a load's new, uncommitted data files) and says whether a key occurs
+    more than once among them: ``"distinct"``, ``"repeats"`` or ``"unknown"`` (see
+    ``KeyIndex.newFilesRepeatKeys``; a failure in the JVM is ``"unknown"``, with a warning)."""
+    from py4j.protocol import Py4JJavaError
+
+    from iceberg_doris.engine.iceberg_java import java_message
+
+    spark = iceberg.spark
+    try:
+        verdict, *problems = split_locations(str(iceberg.helpers.KeyIndex.newFilesRepeatKeys(
+            spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
+        )))
+    except Py4JJavaError as error:
+        log.warning("key index: could not check the new files' keys for repeats (%s)", java_message(error))
+        return "unknown"
+    for problem in problems:
+        log.warning("key index: %s", problem)
+    return verdict
+
+
 def _java_list(iceberg: IcebergJava, items: list[JavaObject]) -> JavaObject:
     java = iceberg.jvm.java.util.ArrayList()
     for item in items:

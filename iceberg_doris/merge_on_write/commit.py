@@ -61,6 +61,7 @@ class KeyedWrite:
         summary: Mapping[str, str],
         facts: BatchFacts | None = None,
         rows_kept: bool = False,
+        staged: list[JavaObject] | None = None,
     ):
         self.handle = handle
         self.shape = shape
@@ -70,6 +71,10 @@ class KeyedWrite:
         self.lookups = 0
         self._current: Lookup | None = None
         self._indexing: key_index.PendingEntries | None = None
+        # A load that wrote its rows before it looked anything up (every key new, see
+        # operations/load/fresh_bulk.py): its files, already indexed, serve the first lookup.
+        self._staged = staged
+        self._already_indexed = frozenset(file_location(f) for f in staged) if staged else frozenset()
         # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
         self._facts = facts if may_skip_lookup(shape, facts) else None
         self._kept: "DataFrame | None" = None
@@ -106,6 +111,8 @@ class KeyedWrite:
         reused = None
         if self._current is not None and not self._rows_need_lookup:
             reused = self._current.upserts
+        elif self._current is None and self._staged is not None:
+            reused = self._staged
         if self._facts is not None:
             fresh = without_lookup(
                 self.handle, table, self._batch, self.shape, self.touched, self.branch, self.summary, self.lookups,
@@ -115,6 +122,8 @@ class KeyedWrite:
                 self._current = fresh
                 return
             self._facts = None  # the table holds some of the keys now: look them up from here on
+        if reused is self._staged and self._rows_need_lookup:
+            reused = None  # written as all-new rows: merged with stored rows, they are written again
         self._current = look_up(
             self.handle, table, self._batch, self._indexed, self._scan_keys, self.shape, self.touched, self.branch,
             self.summary, self.lookups, upserts=reused,
@@ -166,7 +175,7 @@ class KeyedWrite:
         iceberg = self.handle.iceberg
         if current is None or not key_index.build_on_load(iceberg.spark) or not index_possible(iceberg, table, self.shape):
             return []
-        return current.upserts + current.tombstones
+        return [f for f in current.upserts + current.tombstones if file_location(f) not in self._already_indexed]
 
     def close(self) -> None:
         if self._indexing is not None:  # the load failed: no thread outlives it

@@ -36,6 +36,7 @@ from iceberg_doris.operations.load.checks import (
     check_sequence_supplied,
     target_column,
 )
+from iceberg_doris.operations.load import fresh_bulk
 from iceberg_doris.operations.load.counting import RowCounts, count_and_check
 from iceberg_doris.operations.load.negative import negated
 from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
@@ -104,7 +105,20 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     routed = route_rows(prepared, handle, request)
     reading.done()
     deleted = 0
-    if keyed is None and counted_by_write(routed, request):
+    fresh = None
+    if fresh_bulk.applies(handle, routed, request, keyed):
+        # Every key new unless the batch repeats one: written and counted in one pass, checked after.
+        with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
+            fresh = fresh_bulk.stage_fresh(handle, routed, request, label, targets, keyed)
+            if fresh is not None:
+                writing.count(**logged_counts(fresh.counts))
+    if fresh is not None:
+        counts, error_rows_path = fresh.counts, fresh.error_rows_path
+        commit = load_commit(label, request, counts)
+        committed, deleted = publish_keyed(
+            handle, fresh_bulk.accepted_rows(counts.routed), keyed, commit, facts=counts.keys, staged=fresh.files
+        )
+    elif keyed is None and counted_by_write(routed, request):
         # One pass: the rows are staged as files and counted from that write.
         with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
             written = stage_and_count(handle, routed, request, label, targets)

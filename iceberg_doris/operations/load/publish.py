@@ -138,11 +138,12 @@ def publish_keyed_overwrite(
 
 def publish_keyed(
     handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit,
-    *, facts: BatchFacts | None = None, rows_kept: bool = False,
+    *, facts: BatchFacts | None = None, rows_kept: bool = False, staged: list[JavaObject] | None = None,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
     one commit (a RowDelta per ref). Returns the commit and the rows deleted. ``facts``: the
-    batch's keys as the counting pass found them (lets a batch of only new keys skip its lookup)."""
+    batch's keys as the counting pass found them (lets a batch of only new keys skip its lookup);
+    ``staged``: a load into main that wrote its rows already (every key new, see fresh_bulk)."""
     from pyspark.sql import functions as F
 
     assert commit.request.overwrite is None, "overwrites of keyed tables go through publish_keyed_overwrite"
@@ -160,7 +161,7 @@ def publish_keyed(
         writes = [
             KeyedWrite(
                 handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
-                branch=None, summary=commit.summary(), facts=facts, rows_kept=rows_kept,
+                branch=None, summary=commit.summary(), facts=facts, rows_kept=rows_kept, staged=staged,
             )
         ]
     try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.file_sets import record_count
 from iceberg_doris.engine.iceberg_java import JavaObject
@@ -27,6 +27,8 @@ from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import STATUS_COLUMN, STATUS_OK, TargetColumn
+from iceberg_doris.merge_on_write.fresh_keys import BatchFacts, all_new
+from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape, new_rows
 from iceberg_doris.operations.load.counting import RowCounts, check_filter_ratio, error_location, write_rejected
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows
 from iceberg_doris.operations.requests import LoadRequest
@@ -52,9 +54,14 @@ def counted_by_write(routed: RoutedRows, request: LoadRequest) -> bool:
 
 
 def stage_and_count(
-    handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, targets: list[TargetColumn]
+    handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, targets: list[TargetColumn],
+    keyed: KeyedLoadShape | None = None,
 ) -> StagedCounted:
-    """Stages the accepted rows as data files and counts the load from that write (see the module)."""
+    """Stages the accepted rows as data files and counts the load from that write (see the module).
+
+    ``keyed``: a unique/aggregate load whose every key is new (see ``fresh_bulk``): the rows are
+    written as such a load writes new keys (delete rows left out), and the counts carry the
+    batch's :class:`BatchFacts` as observed in the same pass (distinct keys not counted)."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
@@ -62,13 +69,24 @@ def stage_and_count(
     partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
     frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
     observation = Observation()
-    watched = frame.observe(
-        observation,
+    metrics = [
         F.max(F.when(~ok, F.lit(1)).otherwise(F.lit(0))).alias("others"),
         # As JSON text: an observed array reaches Python as a Java object.
         F.to_json(F.collect_set(F.when(ok, F.col(PARTITION_COLUMN)))).alias("touched"),
-    )
-    rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
+    ]
+    if keyed is not None:
+        first = F.col(quote_identifier(keyed.keys[0]))
+        metrics += [
+            F.max(F.when(ok & F.col(DELETE), F.lit(1)).otherwise(F.lit(0))).alias("deletes"),
+            # As text: an observed date or timestamp reaches Python as a Java object.
+            F.min(F.when(ok, first)).cast("string").alias("low"),
+            F.max(F.when(ok, first)).cast("string").alias("high"),
+        ]
+    watched = frame.observe(observation, *metrics)
+    if keyed is not None:
+        rows = new_rows(all_new(watched.filter(ok), keyed), keyed)
+    else:
+        rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
     files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, clustered=True)
     seen = observation.get or {}
     loaded = sum(map(record_count, files))
@@ -93,7 +111,38 @@ def stage_and_count(
     if filtered:
         error_path = write_rejected(frame, error_location(handle, label))  # only when there are error rows
     crash_point(request.operation, "files-staged")  # the files and the error rows are written by now
-    counts = RowCounts(routed, loaded, filtered, unselected, touched)
+    facts = None
+    if keyed is not None and observed:
+        spark_type = keyed.model.column(keyed.keys[0]).spark_type
+        low, high = (observed_key_value(spark_type, seen[bound]) for bound in ("low", "high"))
+        if loaded == 0 or (low is not None and high is not None):
+            facts = BatchFacts(rows=loaded, distinct_keys=None, low=low, high=high, deletes=bool(seen["deletes"]))
+    counts = RowCounts(routed, loaded, filtered, unselected, touched, keys=facts)
     check_filter_ratio(handle, request, counts, error_path)
     crash_point(request.operation, "rows-counted")
     return StagedCounted(counts, files, error_path)
+
+
+def observed_key_value(spark_type: str, text: str | None) -> Any:
+    """A first-key value observed as text (Spark's cast to string) as the key-range filter takes
+    it; None for no value, or for a TIMESTAMP, whose text is in the session's time zone (the load
+    then counts its keys the usual way)."""
+    import datetime as dt
+    from decimal import Decimal
+
+    if text is None:
+        return None
+    name = spark_type.strip().lower()
+    if name in ("tinyint", "smallint", "int", "bigint"):
+        return int(text)
+    if name.startswith("decimal"):
+        return Decimal(text)
+    if name == "date":
+        return dt.date.fromisoformat(text)
+    if name == "timestamp_ntz":
+        return dt.datetime.fromisoformat(text)
+    if name == "boolean":
+        return text == "true"
+    if name == "timestamp":
+        return None
+    return text

@@ -757,6 +757,123 @@ public final class KeyIndex {
   }
 
   /**
+   * Indexes a load's new, uncommitted files as {@link #indexNewFiles} does, and says whether a key
+   * occurs more than once among them: {@code "distinct"}, {@code "repeats"}, or {@code "unknown"}
+   * (a file has a NULL key or no entry, or two files that may share keys have overlapping key
+   * ranges). Files of different partitions share no key when every partition source column is a
+   * key column (Doris makes partition and bucket columns key columns); otherwise every file is
+   * compared with every other. The verdict is followed by one line per entry that could not be
+   * stored ("location: entry not stored (reason)"), as {@link #indexNewFiles} reports them.
+   */
+  public static String newFilesRepeatKeys(
+      SparkSession spark, Table table, List<DataFile> dataFiles, String joinedKeyColumns, String sequenceColumn, long maxRows) {
+    if (dataFiles.isEmpty()) {
+      return "distinct";
+    }
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, true);
+    List<FileToProbe> files = new ArrayList<>();
+    for (DataFile file : dataFiles) {
+      files.add(new FileToProbe(file, new ArrayList<>()));
+    }
+    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
+    List<FileKeys> found;
+    try {
+      int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
+      found = context.parallelize(files, slices).map(new KeysOfFile(serializable, layout, maxRows)).collect();
+    } finally {
+      serializable.destroy();
+    }
+    java.util.Set<Integer> keyIds = new java.util.HashSet<>();
+    for (Types.NestedField key : layout.keys) {
+      keyIds.add(key.fieldId());
+    }
+    boolean partitionedByKeys = true;
+    for (org.apache.iceberg.PartitionField field : table.spec().fields()) {
+      partitionedByKeys &= keyIds.contains(field.sourceId());
+    }
+    Map<String, String> groupOf = new HashMap<>();
+    for (DataFile file : dataFiles) {
+      groupOf.put(file.location(), partitionedByKeys ? file.specId() + "/" + file.partition() : "");
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add(repeatVerdict(found, groupOf));
+    for (FileKeys file : found) {
+      if (file.unwritten != null) {
+        lines.add(file.location + ": entry not stored (" + file.unwritten + ")");
+      }
+    }
+    return String.join(LiveFiles.SEPARATOR, lines);
+  }
+
+  private static String repeatVerdict(List<FileKeys> found, Map<String, String> groupOf) {
+    Map<String, List<FileKeys>> groups = new HashMap<>();
+    for (FileKeys file : found) {
+      if (file.low == null) {
+        return "unknown";
+      }
+      if (file.repeats) {
+        return "repeats";
+      }
+      groups.computeIfAbsent(groupOf.get(file.location), g -> new ArrayList<>()).add(file);
+    }
+    for (List<FileKeys> group : groups.values()) {
+      group.sort((a, b) -> Arrays.compareUnsigned(a.low, b.low));
+      for (int i = 1; i < group.size(); i++) {
+        if (Arrays.compareUnsigned(group.get(i - 1).high, group.get(i).low) >= 0) {
+          return "unknown";
+        }
+      }
+    }
+    return "distinct";
+  }
+
+  /** One new file's smallest and largest key (null: no entry) and whether a key repeats in it. */
+  static final class FileKeys implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final String location;
+    final byte[] low;
+    final byte[] high;
+    final boolean repeats;
+    final String unwritten; // why the entry could not be stored, or null
+
+    FileKeys(String location, byte[] low, byte[] high, boolean repeats, String unwritten) {
+      this.location = location;
+      this.low = low;
+      this.high = high;
+      this.repeats = repeats;
+      this.unwritten = unwritten;
+    }
+  }
+
+  private static final class KeysOfFile implements Function<FileToProbe, FileKeys> {
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<Table> table;
+    private final Layout layout;
+    private final long maxRows;
+
+    KeysOfFile(Broadcast<Table> table, Layout layout, long maxRows) {
+      this.table = table;
+      this.layout = layout;
+      this.maxRows = maxRows;
+    }
+
+    @Override
+    public FileKeys call(FileToProbe file) {
+      Found found = entryFor(table.value(), file, layout, maxRows);
+      KeyIndexEntry entry = found.entry;
+      if (entry == null || entry.size() == 0) {
+        return new FileKeys(file.location, null, null, false, found.unwritten);
+      }
+      boolean repeats = false;
+      for (int i = 1; i < entry.size() && !repeats; i++) {
+        repeats = entry.longs != null ? entry.longs[i - 1] == entry.longs[i] : Arrays.equals(entry.bytes[i - 1], entry.bytes[i]);
+      }
+      return new FileKeys(file.location, entry.keyBytes(0), entry.keyBytes(entry.size() - 1), repeats, found.unwritten);
+    }
+  }
+
+  /**
    * {@link #indexNewFiles} on a thread of its own, started as soon as a load has written its files
    * (before its commit), so the commit runs while the files are indexed; {@code get()} returns
    * its result. The table is copied here, on the caller's thread, so the commit may refresh the

@@ -1,0 +1,111 @@
+"""Keyed bulk loads into an empty table are written in one pass and checked after: no counting
+pass of their own when no key repeats and no row deletes (the progress log shows a ``write``
+phase and no ``check``), the new files' key-index entries built on the way; a batch that repeats
+a key or deletes falls back to the usual path and keeps Doris's rules."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from iceberg_doris import doris
+from iceberg_doris.engine import key_index
+from iceberg_doris.engine.iceberg_java import IcebergJava
+from iceberg_doris.progress import LOGGER_NAME
+from tests.concurrency import readers_agree, unique_table, values
+from tests.procedures.test_key_index_keys import entry_files, summary_of
+from tests.support import duckdb_reader
+
+pytestmark = pytest.mark.spark
+
+
+def phases_of(caplog, table: str) -> list[str]:
+    """The phases the load of ``table`` reported as done."""
+    return [r.doris_phase for r in caplog.records if r.name == LOGGER_NAME and r.doris_table == table and "done" in r.getMessage()]
+
+
+@pytest.fixture
+def phases(caplog):
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    return caplog
+
+
+def data_files(spark, table: str) -> int:
+    return spark.sql(f"SELECT count(*) FROM {table}.data_files").collect()[0][0]
+
+
+def test_distinct_keys_into_an_empty_unique_table_are_written_in_one_pass_and_indexed(spark, namespace, py_catalog, phases):
+    table = unique_table(spark, namespace)
+    result = doris.load(spark, table=table, query="SELECT CAST(id * 7 AS INT) AS k, CAST(id AS STRING) AS v, 1 AS s FROM range(300)")[0]
+    assert result.loaded_rows == 300 and result.deleted_rows == 0
+    done = phases_of(phases, table)
+    assert "write" in done and "check" not in done
+    assert len(entry_files(spark, table)) == data_files(spark, table) == 2
+    # The entries serve the next load, in a new session too: nothing is built.
+    key_index.clear_cache(IcebergJava(spark))
+    second = doris.load(spark, table=table, query=values(["(7,'seven',2)", "(14,'fourteen',2)", "(1,'new',2)"]))[0]
+    assert summary_of(spark, table, second.snapshot_id).endswith("built 0, read 2")
+    rows = readers_agree(spark, py_catalog, table)
+    assert len(rows) == 301 and (7, "seven", 2) in rows and (0, "0", 1) in rows and (1, "new", 2) in rows
+
+
+def test_a_repeated_key_falls_back_and_the_last_version_wins(spark, namespace, py_catalog, phases):
+    table = unique_table(spark, namespace)
+    result = doris.load(spark, table=table, query=values(["(1,'first',1)", "(2,'b',1)", "(1,'second',1)"]))[0]
+    assert result.loaded_rows == 3
+    assert "check" in phases_of(phases, table)  # counted again on the usual path
+    assert readers_agree(spark, py_catalog, table) == [(1, "second", 1), (2, "b", 1)]
+    # Only the usual path's files were committed; the one-pass attempt's files were not.
+    assert spark.sql(f"SELECT sum(record_count) FROM {table}.data_files").collect()[0][0] == 2
+
+
+def test_a_batch_that_deletes_falls_back_and_deletes_nothing_stored(spark, namespace, py_catalog, phases):
+    table = unique_table(spark, namespace)
+    doris.load(spark, table=table, query=values(["(1,'a',1)", "(2,'gone',1)"]), merge_type="MERGE", delete_on="v = 'gone'")
+    assert "check" in phases_of(phases, table)
+    assert readers_agree(spark, py_catalog, table) == [(1, "a", 1)]
+
+
+def test_aggregate_tables_merge_a_repeated_key_and_write_distinct_keys_in_one_pass(spark, namespace, py_catalog, phases):
+    for name in ("once", "twice"):
+        doris.create_table(
+            spark,
+            ddl=f"CREATE TABLE {namespace}.{name} (k BIGINT NOT NULL, n BIGINT SUM, m INT MAX, r STRING REPLACE) "
+            "AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2",
+        )
+    once, twice = f"{namespace}.once", f"{namespace}.twice"
+    doris.load(spark, table=once, query="SELECT * FROM VALUES (1, 10, 1, 'a'), (2, 5, 7, 'b') AS t(k, n, m, r)")
+    assert "check" not in phases_of(phases, once)
+    doris.load(spark, table=twice, query="SELECT * FROM VALUES (1, 10, 1, 'a'), (1, 5, 7, 'b') AS t(k, n, m, r)")
+    assert "check" in phases_of(phases, twice)
+    assert readers_agree(spark, py_catalog, once) == [(1, 10, 1, "a"), (2, 5, 7, "b")]
+    assert readers_agree(spark, py_catalog, twice) == [(1, 15, 7, "b")]
+
+
+def test_composite_keys_in_range_partitions_and_a_sequence_column(spark, namespace, py_catalog, phases):
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {namespace}.c (d DATE NOT NULL, k BIGINT NOT NULL, v STRING, s INT) UNIQUE KEY(d, k) "
+        "PARTITION BY RANGE(d) (PARTITION p1 VALUES LESS THAN ('2024-02-01'), PARTITION p2 VALUES LESS THAN ('2024-03-01')) "
+        'DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("function_column.sequence_col" = "s")',
+    )
+    table = f"{namespace}.c"
+    query = (
+        "SELECT date_add(DATE'2024-01-20', CAST(id % 20 AS INT)) AS d, id AS k, CAST(id AS STRING) AS v, CAST(id % 3 AS INT) AS s "
+        "FROM range(200)"
+    )
+    result = doris.load(spark, table=table, query=query)[0]
+    assert result.loaded_rows == 200 and "check" not in phases_of(phases, table)
+    # Same (d, k) twice across the batch would have fallen back; none does, so every row is there.
+    assert spark.table(table).count() == 200
+    # A later version of one key replaces it; an older one does not.
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (DATE'2024-01-21', 1, 'newer', 5), (DATE'2024-01-22', 2, 'older', 0) AS t(d, k, v, s)")
+    rows = {(r.d.isoformat(), r.k): (r.v, r.s) for r in spark.table(table).collect()}
+    assert rows[("2024-01-21", 1)] == ("newer", 5) and rows[("2024-01-22", 2)] == ("2", 2)
+    # Spark, pyiceberg and DuckDB read the same 200 rows.
+    seen = sorted(tuple(r) for r in spark.table(table).collect())
+    loaded = py_catalog.load_table(table)
+    assert sorted(tuple(r.values()) for r in loaded.scan().to_arrow().to_pylist()) == seen
+    assert sorted(tuple(r) for r in duckdb_reader.read_rows(loaded.metadata_location, "*", order_by="1, 2")) == seen
+    assert len(seen) == 200
