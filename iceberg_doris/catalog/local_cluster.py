@@ -1,0 +1,102 @@
+"""Starting the driver JVM of a ``local-cluster[N,C,M]`` session the safe way.
+
+A local-cluster master runs Spark's standalone Master and N Workers inside the driver JVM; the
+Workers start each executor as a JVM of its own. Unlike ``local[...]``, Spark does not make the
+``spark.authenticate`` secret itself for this master: it must be in the SparkConf, and
+``spark.authenticate.secret.file`` is accepted on Kubernetes only. So:
+
+- the driver JVM is started first, then :class:`io.icebergdoris.spark.ClusterSecret` makes the
+  secret inside it as a system property, which the session's SparkConf loads: it is on no command
+  line, in no file, and never crosses py4j. Workers hand it to executors in their environment
+  (``_SPARK_AUTH_SECRET``, readable by the owner only); Spark leaves it off their command lines.
+- ``SPARK_LOCAL_IP=127.0.0.1`` in the JVM's environment binds the Master's, Workers' and
+  executors' listeners (RPC, block managers, web UIs) to loopback; executors inherit it.
+- ``SPARK_WORKER_DIR`` is a new owner-only folder (executors' logs and fetched jars), removed when
+  Python exits, instead of ``work/`` inside PySpark's installed package.
+- The Master's and Workers' web UIs take no authentication and Spark has no switch for them;
+  ``spark.ui.filters`` (set by ``spark_conf``) closes them with a filter that answers 403.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ipaddress
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from iceberg_doris.errors import ConfigurationError
+
+LOCAL_IP_ENV = "SPARK_LOCAL_IP"
+WORKER_DIR_ENV = "SPARK_WORKER_DIR"
+SECRET_KEY = "spark.authenticate.secret"
+LOOPBACK = "127.0.0.1"
+
+
+def start_local_cluster_driver(master: str, launch: Mapping[str, str]) -> None:
+    """Starts (or checks) this process's driver JVM for ``master`` and gives it the secret.
+
+    ``launch`` are the settings the session starts with; the JVM gets them on its command line, as
+    PySpark would give them. Raises :class:`ConfigurationError` when a driver JVM already runs
+    (``spark-submit``, a stopped notebook session) without ``SPARK_LOCAL_IP=127.0.0.1``: its
+    embedded cluster would listen on the host's network address.
+    """
+    from pyspark import SparkConf, SparkContext
+
+    if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        conf = SparkConf()
+        for key, value in launch.items():
+            conf.set(key, value)
+        conf.setMaster(master)
+        with _environment({LOCAL_IP_ENV: LOOPBACK, WORKER_DIR_ENV: _private_worker_dir()}):
+            SparkContext._ensure_initialized(conf=conf)
+    else:
+        SparkContext._ensure_initialized()
+    jvm = SparkContext._jvm
+    local_ip = jvm.java.lang.System.getenv(LOCAL_IP_ENV)
+    if not _is_loopback(local_ip):
+        raise ConfigurationError(
+            f"A local-cluster master cannot start in this process: its Spark driver JVM was started "
+            f"before iceberg-doris (spark-submit, or a stopped notebook session) without "
+            f"{LOCAL_IP_ENV}=127.0.0.1, so the embedded Master and Workers would listen on the "
+            f"host's network address. Export {LOCAL_IP_ENV}=127.0.0.1 before starting it, or call "
+            f"iceberg_doris.session(master='{master}') in a new Python process."
+        )
+    if launch.get("spark.authenticate", "").strip().lower() == "true" and SECRET_KEY not in launch:
+        jvm.io.icebergdoris.spark.ClusterSecret.provideIfMissing()
+
+
+@contextmanager
+def _environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` in os.environ while the JVM is launched (it copies the environment), then the
+    process's own values again: Python code keeps seeing what the user set."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _private_worker_dir() -> str:
+    configured = os.environ.get(WORKER_DIR_ENV)
+    if configured:
+        return configured
+    folder = tempfile.mkdtemp(prefix="iceberg-doris-workers-")  # mode 0700
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _is_loopback(address: str | None) -> bool:
+    if not address:
+        return False
+    try:
+        return ipaddress.ip_address(address.strip()).is_loopback
+    except ValueError:
+        return address.strip() == "localhost"
