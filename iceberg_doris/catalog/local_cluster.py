@@ -11,8 +11,10 @@ Workers start each executor as a JVM of its own. Unlike ``local[...]``, Spark do
   (``_SPARK_AUTH_SECRET``, readable by the owner only); Spark leaves it off their command lines.
 - ``SPARK_LOCAL_IP=127.0.0.1`` in the JVM's environment binds the Master's, Workers' and
   executors' listeners (RPC, block managers, web UIs) to loopback; executors inherit it.
-- ``SPARK_WORKER_DIR`` is a new owner-only folder (executors' logs and fetched jars), removed when
-  Python exits, instead of ``work/`` inside PySpark's installed package.
+- The embedded Workers keep executors' logs and fetched jars in ``$SPARK_HOME/work`` (they ignore
+  ``SPARK_WORKER_DIR``), which for a pip-installed PySpark is inside the package, shared and
+  world-readable. ``SPARK_HOME`` is therefore a new owner-only folder linking to Spark's ``bin``,
+  ``jars`` (and ``conf``, ``python``, ``RELEASE`` where they exist), removed when Python exits.
 - The Master's and Workers' web UIs take no authentication and Spark has no switch for them;
   ``spark.ui.filters`` (set by ``spark_conf``) closes them with a filter that answers 403.
 """
@@ -26,11 +28,14 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 
 from iceberg_doris.errors import ConfigurationError
 
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"
-WORKER_DIR_ENV = "SPARK_WORKER_DIR"
+SPARK_HOME_ENV = "SPARK_HOME"
+# What spark-submit, the Workers and executors read from SPARK_HOME (not "work": that stays ours).
+SPARK_HOME_ENTRIES = ("bin", "jars", "conf", "python", "RELEASE")
 SECRET_KEY = "spark.authenticate.secret"
 LOOPBACK = "127.0.0.1"
 
@@ -50,7 +55,7 @@ def start_local_cluster_driver(master: str, launch: Mapping[str, str]) -> None:
         for key, value in launch.items():
             conf.set(key, value)
         conf.setMaster(master)
-        with _environment({LOCAL_IP_ENV: LOOPBACK, WORKER_DIR_ENV: _private_worker_dir()}):
+        with _environment({LOCAL_IP_ENV: LOOPBACK, SPARK_HOME_ENV: _private_spark_home()}):
             SparkContext._ensure_initialized(conf=conf)
     else:
         SparkContext._ensure_initialized()
@@ -84,13 +89,16 @@ def _environment(values: Mapping[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def _private_worker_dir() -> str:
-    configured = os.environ.get(WORKER_DIR_ENV)
-    if configured:
-        return configured
-    folder = tempfile.mkdtemp(prefix="iceberg-doris-workers-")  # mode 0700
+def _private_spark_home() -> str:
+    from pyspark.find_spark_home import _find_spark_home
+
+    spark_home = Path(_find_spark_home())
+    folder = Path(tempfile.mkdtemp(prefix="iceberg-doris-spark-home-"))  # mode 0700
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
+    for entry in SPARK_HOME_ENTRIES:
+        if (spark_home / entry).exists():
+            (folder / entry).symlink_to(spark_home / entry)
+    return str(folder)
 
 
 def _is_loopback(address: str | None) -> bool:

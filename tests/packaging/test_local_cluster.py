@@ -53,6 +53,7 @@ for pid in processes:
     report["cmdlines"][pid] = cmdline
     if "CoarseGrainedExecutorBackend" in cmdline:
         report["executor_pids"].append(pid)
+        report.setdefault("executor_dirs", []).append(os.readlink(f"/proc/{pid}/cwd"))
     secret = [e.split(b"=", 1)[1].decode() for e in environ if e.startswith(b"_SPARK_AUTH_SECRET=")]
     if secret:
         report["secret_env"][pid] = {"value": secret[0], "mode": oct(os.stat(f"/proc/{pid}/environ").st_mode & 0o777)}
@@ -117,6 +118,11 @@ def test_local_cluster_session_sizes_shuffles_loads_and_stays_private(tmp_path):
     assert secret not in result.stdout.replace(raw, "") and secret not in result.stderr
     # The Master's and both Workers' web UIs are closed; every Spark RPC listener (driver RPC and
     # block manager, Master, 2 Workers, 2 executors' block managers) demands the secret.
+    # Executors work (logs, fetched jars) in an owner-only folder of this process's own, not in
+    # PySpark's installed package, and it is gone once the process has ended.
+    homes = {Path(d).parents[2] for d in report["executor_dirs"]}
+    assert len(homes) == 1 and next(iter(homes)).name.startswith("iceberg-doris-spark-home-"), report["executor_dirs"]
+    assert not next(iter(homes)).exists()
     answers = report["answers"].values()
     web = [a for a in answers if a.startswith("HTTP")]
     assert len(web) == 3 and all(a.startswith("HTTP 403") and "closed by iceberg-doris" in a for a in web), answers
