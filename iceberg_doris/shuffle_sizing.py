@@ -1,11 +1,10 @@
 """How many shuffle partitions a session gets: two per core of the cluster in use.
 
 Spark's default ``spark.sql.shuffle.partitions`` (200) suits a large cluster. On a laptop or a
-small cluster a keyed load then schedules hundreds of near-empty tasks per shuffle (a 100k-row
-UNIQUE load took 127 s on a standalone cluster, 19 s with 4 partitions). Adaptive execution does
-not save it: the keyed load caches its shuffled frames, and Spark 3.5 keeps a cached plan's
-partitioning (``spark.sql.optimizer.canChangeCachedPlanOutputPartitioning`` is off), so every
-pass over a cached frame runs all its partitions.
+small cluster a keyed load plans hundreds of near-empty tasks per shuffle (the issue measured a
+100k-row UNIQUE load at 127 s on a standalone cluster, 19 s with 4 partitions). Adaptive query
+execution, on by default, coalesces most of them (see README, "Sessions and catalogs"); without it
+200 partitions also meant 200 tasks per shuffle and about 200 data files per load.
 
 The rule, as pure functions (no Spark here; :mod:`iceberg_doris.session_sizing` applies it):
 

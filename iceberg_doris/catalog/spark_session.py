@@ -60,7 +60,11 @@ def session(
             ``$PGPASSWORD``, then ``~/.pgpass``).
 
     A local master (``local[*]``) binds every Spark listener to 127.0.0.1 and makes them
-    authenticate (``spark.authenticate``, with a secret Spark keeps in memory). Secret catalog
+    authenticate (``spark.authenticate``, with a secret Spark keeps in memory). A
+    ``local-cluster[N,C,M]`` master gets the same, its secret made inside the driver JVM and its
+    embedded Master, Workers and executors on loopback (:mod:`iceberg_doris.catalog.local_cluster`).
+    ``spark.sql.shuffle.partitions`` is sized for the master's cores unless set
+    (:mod:`iceberg_doris.shuffle_sizing`). Secret catalog
     settings (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token
     or access key) are handed to the driver after it starts, never on its command line.
 
@@ -117,7 +121,9 @@ def spark_conf(
     same ``settings`` to :func:`iceberg_doris.install` once the session exists. A local master
     binds the driver to 127.0.0.1 and turns on ``spark.authenticate``; a cluster master keeps
     Spark's defaults (executors must reach the driver), so secure that network with Spark's own
-    ``spark.authenticate`` and TLS settings.
+    ``spark.authenticate`` and TLS settings. ``local-cluster`` needs a secret no launch setting can
+    carry safely: only :func:`session` starts it. ``spark.sql.shuffle.partitions`` is not among
+    these settings: :func:`iceberg_doris.install` sizes it once the session runs, unless it is set.
 
     If this process already runs a driver JVM (``spark-submit job.py``, or a notebook whose
     session was stopped), the jars cannot reach it through ``spark.jars`` any more: they are added

@@ -101,3 +101,12 @@ def test_our_value_grows_as_executors_register_and_never_shrinks():
     assert decide(registered=2, current="4", chosen="4") is None
     assert decide(registered=8, current="4", chosen="4") == 16
     assert decide(registered=1, current="16", chosen="16") is None
+
+
+def test_print_spark_conf_writes_the_value_for_masters_whose_name_fixes_cores(capsys):
+    from iceberg_doris.cli import main
+
+    assert main(["--print-spark-conf", "--master", "local[2]"]) == 0
+    assert "spark.sql.shuffle.partitions=4" in capsys.readouterr().out.splitlines()
+    assert main(["--print-spark-conf", "--master", "spark://h:7077"]) == 0
+    assert "spark.sql.shuffle.partitions" not in capsys.readouterr().out  # sized at run time, if ever
