@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.shuffle_sizing import is_local_cluster
 
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"
 SPARK_HOME_ENV = "SPARK_HOME"
@@ -94,11 +95,23 @@ def _private_spark_home() -> str:
 
     spark_home = Path(_find_spark_home())
     folder = Path(tempfile.mkdtemp(prefix="iceberg-doris-spark-home-"))  # mode 0700
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    atexit.register(_stop_and_remove, folder)
     for entry in SPARK_HOME_ENTRIES:
         if (spark_home / entry).exists():
             (folder / entry).symlink_to(spark_home / entry)
     return str(folder)
+
+
+def _stop_and_remove(folder: Path) -> None:
+    """Stops a still-running local-cluster context first: otherwise the JVM's shutdown, after
+    Python has exited, stops the Workers, which relaunch executors meanwhile and so recreate
+    ``work/`` (with the default, world-readable mode) after the folder was removed."""
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    if context is not None and is_local_cluster(context.master):
+        context.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _is_loopback(address: str | None) -> bool:

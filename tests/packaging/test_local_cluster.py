@@ -86,7 +86,7 @@ for pid in report["executor_pids"] + [driver_pid]:
             answers[port] = "refused: Expected SaslMessage" if "Expected SaslMessage" in str(refused) else "other"
 report["answers"] = answers
 print("REPORT", json.dumps(report))
-spark.stop()
+# No spark.stop(): the session's folder must go at exit even so.
 '''
 
 
@@ -119,7 +119,7 @@ def test_local_cluster_session_sizes_shuffles_loads_and_stays_private(tmp_path):
     # The Master's and both Workers' web UIs are closed; every Spark RPC listener (driver RPC and
     # block manager, Master, 2 Workers, 2 executors' block managers) demands the secret.
     # Executors work (logs, fetched jars) in an owner-only folder of this process's own, not in
-    # PySpark's installed package, and it is gone once the process has ended.
+    # PySpark's installed package, and it is gone once the process has ended (without spark.stop()).
     homes = {Path(d).parents[2] for d in report["executor_dirs"]}
     assert len(homes) == 1 and next(iter(homes)).name.startswith("iceberg-doris-spark-home-"), report["executor_dirs"]
     assert not next(iter(homes)).exists()
