@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import signal
 import sys
 import threading
@@ -89,7 +90,9 @@ def run_statement(spark: Any, statement: str, args: argparse.Namespace) -> bool:
 def print_spark_conf(args: argparse.Namespace) -> int:
     """Prints the session's Spark settings as a properties file (no password: see its header)."""
     from iceberg_doris.catalog import CatalogSettings, spark_conf
+    from iceberg_doris.shuffle_sizing import SHUFFLE_PARTITIONS, fixed_partitions
     from iceberg_doris.catalog.spark_properties import render_properties
+    from iceberg_doris.catalog.spark_session import resolve_master
 
     try:
         settings = CatalogSettings.resolve(
@@ -104,6 +107,10 @@ def print_spark_conf(args: argparse.Namespace) -> int:
         return 1
     if args.master:
         conf["spark.master"] = args.master
+    # spark-sql and the Thrift server never run the session's runtime sizing: write it down.
+    fixed = fixed_partitions(resolve_master(args.master), os.cpu_count() or 1)
+    if fixed is not None:
+        conf.setdefault(SHUFFLE_PARTITIONS, str(fixed))
     print(render_properties(conf, settings), end="")
     return 0
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.catalog.running_jvm import prepare_driver_jvm
 from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
+from iceberg_doris.shuffle_sizing import is_local_cluster
 from iceberg_doris.session_secrets import split_secret_settings, supply_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
@@ -26,6 +27,7 @@ MASTER_ENV = "ICEBERG_DORIS_SPARK_MASTER"
 DEFAULT_MASTER = "local[*]"
 LOG4J_CONFIG = Path(__file__).resolve().parent / "log4j2.properties"
 LOOPBACK = "127.0.0.1"
+CLOSED_WEB_UI_FILTER = "io.icebergdoris.spark.ClosedWebUi"
 
 _lock = threading.Lock()
 _active_settings: CatalogSettings | None = None
@@ -58,7 +60,11 @@ def session(
             ``$PGPASSWORD``, then ``~/.pgpass``).
 
     A local master (``local[*]``) binds every Spark listener to 127.0.0.1 and makes them
-    authenticate (``spark.authenticate``, with a secret Spark keeps in memory). Secret catalog
+    authenticate (``spark.authenticate``, with a secret Spark keeps in memory). A
+    ``local-cluster[N,C,M]`` master gets the same, its secret made inside the driver JVM and its
+    embedded Master, Workers and executors on loopback (:mod:`iceberg_doris.catalog.local_cluster`).
+    ``spark.sql.shuffle.partitions`` is sized for the master's cores unless set
+    (:mod:`iceberg_doris.shuffle_sizing`). Secret catalog
     settings (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token
     or access key) are handed to the driver after it starts, never on its command line.
 
@@ -87,10 +93,13 @@ def session(
                 )
             _apply_runtime_conf(running, conf)
             return running
-        builder = SparkSession.builder.appName("iceberg-doris").master(
-            master or os.environ.get(MASTER_ENV, DEFAULT_MASTER)
-        )
+        resolved_master = resolve_master(master)
+        builder = SparkSession.builder.appName("iceberg-doris").master(resolved_master)
         launch, secrets = split_secret_settings(spark_conf(settings, master=master, conf=conf))
+        if is_local_cluster(resolved_master):
+            from iceberg_doris.catalog.local_cluster import start_local_cluster_driver
+
+            start_local_cluster_driver(resolved_master, launch)
         for key, value in launch.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
@@ -112,7 +121,9 @@ def spark_conf(
     same ``settings`` to :func:`iceberg_doris.install` once the session exists. A local master
     binds the driver to 127.0.0.1 and turns on ``spark.authenticate``; a cluster master keeps
     Spark's defaults (executors must reach the driver), so secure that network with Spark's own
-    ``spark.authenticate`` and TLS settings.
+    ``spark.authenticate`` and TLS settings. ``local-cluster`` needs a secret no launch setting can
+    carry safely: only :func:`session` starts it. ``spark.sql.shuffle.partitions`` is not among
+    these settings: :func:`iceberg_doris.install` sizes it once the session runs, unless it is set.
 
     If this process already runs a driver JVM (``spark-submit job.py``, or a notebook whose
     session was stopped), the jars cannot reach it through ``spark.jars`` any more: they are added
@@ -146,23 +157,33 @@ def spark_conf(
     }
     if runtime.packages:
         result["spark.jars.packages"] = ",".join(runtime.packages)
-    resolved_master = master or os.environ.get(MASTER_ENV, DEFAULT_MASTER)
+    resolved_master = resolve_master(master)
+    # spark.sql.shuffle.partitions is not set here: it is sized once the session runs (see
+    # shuffle_sizing), so a value from spark-defaults.conf or --conf is not overridden.
     if resolved_master.startswith("local"):
-        # Small local jobs spend more time scheduling 200 shuffle tasks than computing.
-        result["spark.sql.shuffle.partitions"] = str(max(2, 2 * (os.cpu_count() or 1)))
         # Nothing outside this machine needs the driver's RPC or block manager (which follows the
         # bind address) in local mode; by default they listen on the host's network address.
         result["spark.driver.bindAddress"] = LOOPBACK
         result["spark.driver.host"] = LOOPBACK
         # Loopback still admits every local user: make the RPC and block transfers authenticate.
-        # In local mode Spark makes the secret itself, in memory (never on a command line).
+        # In local mode Spark makes the secret itself, in memory (never on a command line); for
+        # local-cluster, session() makes it inside the driver JVM (local_cluster.py).
         result["spark.authenticate"] = "true"
+    if is_local_cluster(resolved_master):
+        # The embedded standalone Master and Workers start web UIs Spark cannot turn off.
+        result["spark.ui.filters"] = CLOSED_WEB_UI_FILTER
+    elif resolved_master.startswith("local"):
         memory = local_driver_memory()
         if memory is not None:
             result["spark.driver.memory"] = memory
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
     return result
+
+
+def resolve_master(master: str | None = None) -> str:
+    """The master a session uses: ``master``, else ``$ICEBERG_DORIS_SPARK_MASTER``, else ``local[*]``."""
+    return master or os.environ.get(MASTER_ENV, DEFAULT_MASTER)
 
 
 def _stderr_is_terminal() -> bool:

@@ -14,6 +14,7 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.session_sizing import size_shuffle_partitions
 from iceberg_doris.session_secrets import supply_secret_settings
 from iceberg_doris.errors import ConfigurationError, DorisError
 from iceberg_doris.masking import mask_secrets
@@ -86,6 +87,9 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
 
     The py4j callback server the JVM calls the procedures through then listens on 127.0.0.1 only
     and refuses every connection without the gateway's secret.
+
+    ``spark.sql.shuffle.partitions`` is sized for the session's cores unless it is set already
+    (:mod:`iceberg_doris.shuffle_sizing`).
     """
     require_doris_extensions(spark)
     if settings is not None:
@@ -93,6 +97,7 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     start_authenticated_callback_server(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
     handlers.register(ProcedureHandler(spark))
+    size_shuffle_partitions(spark)
 
 
 def require_doris_extensions(spark: "SparkSession") -> None:

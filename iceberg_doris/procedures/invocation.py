@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.session_sizing import size_shuffle_partitions
 from iceberg_doris.java_errors import translate
 from iceberg_doris.procedures.binding import bind
 from iceberg_doris.procedures.registry import get_procedure
@@ -20,6 +21,8 @@ def run_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, 
     # Each Python thread talks to its own JVM thread; Spark's thread-local settings need the
     # session to be active there.
     spark.sparkContext._jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+    # Executors of a cluster master may have registered since the session started.
+    size_shuffle_partitions(spark)
     width = len(procedure.output)
     try:
         rows = [tuple(row) for row in procedure().run(spark, arguments)]
