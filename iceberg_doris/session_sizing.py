@@ -39,6 +39,8 @@ def size_shuffle_partitions(spark: "SparkSession") -> int | None:
     if current is not None and current != chosen:
         return None  # the user's value: no need to look at the cluster
     context = spark.sparkContext
+    if current is not None and current == chosen and context.master.startswith("local["):
+        return None  # sized at install: a local master's cores never change (spares each call the reads below)
     spark_conf = context._jsc.sc().conf()
     planning = {key: spark_conf.get(key, None) for key in PLANNING_KEYS}
     value = decide_shuffle_partitions(
