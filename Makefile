@@ -12,7 +12,7 @@ demo:
 # The whole test suite (real Spark, real Iceberg, real SQLite and PostgreSQL catalogs).
 test:
 	./scripts/setup.sh --test
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest --durations=30
 
 # Builds the wheel and sdist, installs the wheel in a fresh virtualenv without javac/jarjar on PATH
 # and runs a unique-key load from another folder (~7 minutes; not part of `make test`).
