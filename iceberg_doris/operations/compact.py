@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.compaction.carry_over import ReplacedFiles
 from iceberg_doris.engine.compaction.rowid_map import MAPPING_RETENTION_MS, build_rowid_map, remove_stale_mappings
@@ -119,7 +120,10 @@ def rewrite_files(
     live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
     added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table)
     old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
-    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added)
+    # Unique and aggregate tables hold one live row per key: their keys alone pair the rows
+    # (fewer columns read back, no ranking), checked by build_rowid_map.
+    keys = handle.model.key_columns if handle.model.keys_model in (KeysModel.UNIQUE, KeysModel.AGGREGATE) else ()
+    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added, keys=keys)
     removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
     crash_point("compact", "files-staged")
     replaced = ReplacedFiles({file_location(f): f for f in rewrite.data_files}, deletes_at_start)

@@ -116,47 +116,72 @@ def build_rowid_map(
     old_rows: "DataFrame",
     columns: Sequence[str],
     added: Sequence[JavaObject],
+    *,
+    keys: Sequence[str] = (),
 ) -> RowidMap | None:
     """Pairs each row of ``old_rows`` (the live rows of the replaced files: ``columns`` plus
     ``_file`` and ``_pos``) with its place in the new data files ``added``, writes the pairs next
     to the table and returns the mapping. None when the pairing is not complete (a type read back
-    differently than it was written): the caller then must not carry deletes over."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    differently than it was written): the caller then must not carry deletes over.
 
+    ``keys``: columns expected to identify each live row (a unique or aggregate table's keys).
+    They are tried first: only they are read back and hashed, and rows are paired by their hash
+    alone, with no ranking. Each side holds the same rows, so that pairing holds exactly as many
+    pairs as rows only if no two rows share a hash (a key stored twice by a writer outside
+    iceberg-doris, or a collision); otherwise every column is paired as above."""
     expected = sum(int(f.recordCount()) for f in added)
     location = f"{str(table.location()).rstrip('/')}/{MAPPING_FOLDER}/{uuid.uuid4().hex}"
     mapping = RowidMap(location, expected)
     if not added:
         return mapping
+    names = {str(f.location()).rsplit("/", 1)[-1]: str(f.location()) for f in added}
+    if len(names) != len(added):
+        return None  # two new files with one name: cannot tell them apart by name
+    files = spark.createDataFrame(sorted(names.items()), "name string, " + NEW_FILE + " string")
+    if keys:
+        if _write_pairs(spark, old_rows, keys, added, files, location, ranked=False) == expected:
+            return mapping
+        log.info("compaction mapping of %s: the keys do not identify every row; pairing every column", table.name())
+        mapping.discard(spark)
+    paired = _write_pairs(spark, old_rows, columns, added, files, location, ranked=True)
+    if paired != expected:
+        log.warning("compaction mapping of %s paired %d of %d rows: deletes are not carried over", table.name(), paired, expected)
+        mapping.discard(spark)
+        return None
+    return mapping
+
+
+def _write_pairs(
+    spark: "SparkSession", old_rows: "DataFrame", columns: Sequence[str], added: Sequence[JavaObject],
+    files: "DataFrame", location: str, *, ranked: bool,
+) -> int:
+    """Writes the pairs of old and new positions matched on ``columns`` (and, ``ranked``, the rank
+    among rows of equal hash) to ``location``; returns how many it wrote."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
     table_columns = old_rows.select(*[quote_identifier(c) for c in columns])
     hashed = _hash_columns(table_columns.schema, columns)
     old = old_rows.select(
         F.xxhash64(*hashed).alias("h1"), F.hash(*hashed).alias("h2"),
         F.col("_file").alias(OLD_FILE), F.col("_pos").alias(OLD_POS),
     )
-    names = {str(f.location()).rsplit("/", 1)[-1]: str(f.location()) for f in added}
-    if len(names) != len(added):
-        return None  # two new files with one name: cannot tell them apart by name
-    files = spark.createDataFrame(sorted(names.items()), "name string, " + NEW_FILE + " string")
     written = spark.read.schema(table_columns.schema).parquet(*[str(f.location()) for f in added])
     new = written.select(
         F.xxhash64(*hashed).alias("h1"), F.hash(*hashed).alias("h2"),
         F.element_at(F.split(F.col("_metadata.file_path"), "/"), -1).alias("name"),
         F.col("_metadata.row_index").alias(NEW_POS),
     ).join(F.broadcast(files), "name").drop("name")
-    same_hash = Window.partitionBy("h1", "h2")
-    old = old.withColumn("rank", F.row_number().over(same_hash.orderBy(OLD_FILE, OLD_POS)))
-    new = new.withColumn("rank", F.row_number().over(same_hash.orderBy(NEW_FILE, NEW_POS)))
-    pairs = old.join(new, ["h1", "h2", "rank"]).select(OLD_FILE, OLD_POS, NEW_FILE, NEW_POS)
+    on = ["h1", "h2"]
+    if ranked:
+        same_hash = Window.partitionBy("h1", "h2")
+        old = old.withColumn("rank", F.row_number().over(same_hash.orderBy(OLD_FILE, OLD_POS)))
+        new = new.withColumn("rank", F.row_number().over(same_hash.orderBy(NEW_FILE, NEW_POS)))
+        on.append("rank")
+    pairs = old.join(new, on).select(OLD_FILE, OLD_POS, NEW_FILE, NEW_POS)
     pairs.repartitionByRange(max(1, len(added) // 8), OLD_FILE, OLD_POS).sortWithinPartitions(OLD_FILE, OLD_POS) \
         .write.mode("errorifexists").parquet(location)
-    paired = spark.read.parquet(location).count()
-    if paired != expected:
-        log.warning("compaction mapping of %s paired %d of %d rows: deletes are not carried over", table.name(), paired, expected)
-        mapping.discard(spark)
-        return None
-    return mapping
+    return spark.read.parquet(location).count()
 
 
 def _hash_columns(schema: "StructType", columns: Sequence[str]) -> list["Column"]:
