@@ -40,6 +40,7 @@ from iceberg_doris.merge_on_write.lookup import (
     index_possible,
     look_up,
 )
+from iceberg_doris.merge_on_write.past_compactions import past_compactions
 from iceberg_doris.table_model.partition_predicates import Predicate
 
 if TYPE_CHECKING:
@@ -133,6 +134,10 @@ class KeyedWrite:
         """Writes the delete bitmaps (once per lookup) and stages this write's RowDelta."""
         current = self._current
         assert current is not None, "look_up first"
+        # Compactions committed since the lookup moved its rows: convert its deletes, no second lookup.
+        moved = past_compactions(self.handle, table, self.branch, current)
+        if moved is not None:
+            self._current = current = moved
         added_deletes, removed_deletes = current.delete_files(self.handle.iceberg, table)
         stage_keyed_row_delta(
             self.handle.iceberg,

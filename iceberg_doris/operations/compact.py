@@ -14,7 +14,10 @@ deleted files are dropped at once.
 Compaction never makes a load fail, nor fails because of one (Doris's rowid conversion): it
 keeps where each rewritten row went (``engine.compaction.rowid_map``), and its commit deletes in
 the new files the rows that commits made after its start deleted in the replaced files
-(``engine.compaction.carry_over``). Only a commit that removed a replaced file meanwhile (a
+(``engine.compaction.carry_over``). The mapping outlives the commit (named in the snapshot's
+summary, ``doris.rowid-map``, kept an hour): a keyed load that looked its keys up before the
+compaction committed converts its deletes through it at its own commit instead of looking up again
+(``engine.compaction.past_compactions``). Only a commit that removed a replaced file meanwhile (a
 partition dropped or truncated, another compaction) or added equality deletes to one makes it fail,
 with nothing committed.
 """
@@ -24,9 +27,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.compaction.carry_over import ReplacedFiles
-from iceberg_doris.engine.compaction.rowid_map import build_rowid_map
+from iceberg_doris.engine.compaction.rowid_map import MAPPING_RETENTION_MS, build_rowid_map, remove_stale_mappings
 from iceberg_doris.engine.compaction.staging import stage_compaction
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
@@ -116,12 +120,18 @@ def rewrite_files(
     live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
     added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table)
     old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
-    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added)
+    # Unique and aggregate tables hold one live row per key: their keys alone pair the rows
+    # (fewer columns read back, no ranking), checked by build_rowid_map.
+    keys = handle.model.key_columns if handle.model.keys_model in (KeysModel.UNIQUE, KeysModel.AGGREGATE) else ()
+    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added, keys=keys)
     removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
     crash_point("compact", "files-staged")
     replaced = ReplacedFiles({file_location(f): f for f in rewrite.data_files}, deletes_at_start)
     row_filter = iceberg_expression(handle.iceberg, predicate)
     summary = {snapshot_summary.OPERATION: "compact"}
+    if mapping is not None:
+        # Loads that looked their keys up before this commit convert their deletes through it.
+        summary[snapshot_summary.ROWID_MAP] = mapping.location
 
     def build(table: JavaObject, transaction: JavaObject) -> None:
         if mapping is None:
@@ -137,9 +147,12 @@ def rewrite_files(
 
     try:
         committed = commit_atomically(handle.iceberg, handle.name, build, operation="compact")
-    finally:
+    except BaseException:
         if mapping is not None:
-            mapping.discard(spark)
+            mapping.discard(spark)  # no snapshot names it
+        raise
+    # The mapping stays for loads still in flight; those of earlier compactions go after their retention.
+    remove_stale_mappings(spark, handle.table, int(time.time() * 1000) - MAPPING_RETENTION_MS)
     return CompactResult(
         len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, committed.snapshot_id()
     )

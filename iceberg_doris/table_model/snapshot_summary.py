@@ -23,3 +23,5 @@ DROPPED_PARTITION = "doris.dropped-partition"  # a dropped formal partition's de
 RECOVERED_FROM = "doris.recovered-from"  # the drop snapshot a recover_partition brought back
 CARRIED_DELETES = "doris.carried-deletes"  # rows a compaction deleted in its new files: deleted by commits made while it ran
 KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys
+ROWID_MAP = "doris.rowid-map"  # a compaction's rowid mapping folder, kept for loads that looked up before it (engine.compaction.rowid_map)
+PAST_COMPACTIONS = "doris.past-compactions"  # compactions a keyed load's deletes were converted through instead of a second lookup

@@ -12,10 +12,18 @@ as the new files hold (each side's (hash, rank) is unique), which :func:`build_r
 
 The mapping can be as large as the rewritten data, so it is never kept in driver memory: it is
 written as Parquet under ``<table location>/_doris_compaction/<id>/`` (sorted by old file and
-position, so a lookup of a few positions reads few row groups) and removed by the compaction when
-it ends. A crash leaves the folder behind; it belongs to no snapshot, and ``doris.cleanup`` removes
-it (:func:`remove_stale_mappings`) once it is older than ``older_than``, counted with the orphan
-files (Iceberg's orphan removal skips folders whose name starts with ``_``).
+position, so a lookup of a few positions reads few row groups).
+
+Its lifetime: a keyed load that looked its keys up before the compaction committed converts its
+deletes of the replaced files through the mapping at its own commit
+(:mod:`.past_compactions`), so the mapping outlives the compaction's commit. The compaction
+snapshot's summary names the folder (``doris.rowid-map``); it is kept for
+:data:`MAPPING_RETENTION_MS` (one hour) after it was written, then removed by the table's next
+compaction (:func:`remove_stale_mappings`), or earlier by ``doris.cleanup`` with a younger
+``older_than``. A load in flight longer than that finds the mapping gone and looks its keys up
+again, which is always correct, only slower. A compaction that fails or crashes leaves a folder no
+snapshot names; the same removals take it (Iceberg's orphan removal skips folders whose name
+starts with ``_``, so ``doris.cleanup`` counts these with the orphan files).
 """
 
 from __future__ import annotations
@@ -40,6 +48,9 @@ log = logging.getLogger(__name__)
 
 MAPPING_FOLDER = "_doris_compaction"
 OLD_FILE, OLD_POS, NEW_FILE, NEW_POS = "old_file", "old_pos", "new_file", "new_pos"
+# How long a compaction's mapping stays after it was written: loads that looked their keys up
+# before the compaction committed and commit within this time convert their deletes through it.
+MAPPING_RETENTION_MS = 60 * 60 * 1000
 
 
 @dataclass(frozen=True)
@@ -53,24 +64,37 @@ class RowidMap:
         """The new (file -> positions) of the old ``deleted`` (file -> positions). Positions the
         mapping does not hold (rows not live when the compaction read them) are not rewritten rows
         and must not be asked for: :class:`CommitConflictError` if one is missing."""
-        from pyspark.sql import functions as F
-        from pyspark.sql.types import LongType, StringType, StructField, StructType
-
-        wanted = [(location, int(pos)) for location, positions in sorted(deleted.items()) for pos in positions]
-        if not wanted:
-            return {}
-        schema = StructType([StructField(OLD_FILE, StringType(), False), StructField(OLD_POS, LongType(), False)])
-        probe = spark.createDataFrame(wanted, schema)
-        mapping = spark.read.parquet(self.location).filter(F.col(OLD_FILE).isin(sorted(deleted)))
-        found = mapping.join(F.broadcast(probe), [OLD_FILE, OLD_POS]).select(NEW_FILE, NEW_POS).collect()
-        if len(found) != len(wanted):
+        converted = self.find(spark, deleted)
+        if converted is None:
             # Every position deleted since the start was live then, so the mapping holds it; one
             # missing means the mapping is damaged (its folder removed by hand or by a cleanup
             # with a cutoff younger than the compaction): carrying over part would lose deletes.
             raise CommitConflictError(
-                f"Cannot compact: its rowid mapping at {self.location} holds {len(found)} of the {len(wanted)} rows "
-                "deleted while it ran (was the folder removed?); nothing was committed. Run it again."
+                f"Cannot compact: its rowid mapping at {self.location} does not hold every row deleted while it "
+                "ran (was the folder removed?); nothing was committed. Run it again."
             )
+        return converted
+
+    def find(self, spark: "SparkSession", positions: Mapping[str, BitMap64]) -> dict[str, BitMap64] | None:
+        """The new (file -> positions) of the old ``positions`` (file -> positions); None when
+        the mapping does not hold every one of them (or its folder is gone)."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import LongType, StringType, StructField, StructType
+        from pyspark.errors import AnalysisException
+
+        wanted = [(location, int(pos)) for location, chosen in sorted(positions.items()) for pos in chosen]
+        if not wanted:
+            return {}
+        schema = StructType([StructField(OLD_FILE, StringType(), False), StructField(OLD_POS, LongType(), False)])
+        probe = spark.createDataFrame(wanted, schema)
+        try:
+            mapping = spark.read.parquet(self.location).filter(F.col(OLD_FILE).isin(sorted(positions)))
+            found = mapping.join(F.broadcast(probe), [OLD_FILE, OLD_POS]).select(NEW_FILE, NEW_POS).collect()
+        except AnalysisException as error:  # the folder is gone (PATH_NOT_FOUND)
+            log.info("compaction mapping %s cannot be read: %s", self.location, error)
+            return None
+        if len(found) != len(wanted):
+            return None
         converted: dict[str, BitMap64] = {}
         for new_file, new_pos in found:
             converted.setdefault(new_file, BitMap64()).add(int(new_pos))
@@ -92,47 +116,72 @@ def build_rowid_map(
     old_rows: "DataFrame",
     columns: Sequence[str],
     added: Sequence[JavaObject],
+    *,
+    keys: Sequence[str] = (),
 ) -> RowidMap | None:
     """Pairs each row of ``old_rows`` (the live rows of the replaced files: ``columns`` plus
     ``_file`` and ``_pos``) with its place in the new data files ``added``, writes the pairs next
     to the table and returns the mapping. None when the pairing is not complete (a type read back
-    differently than it was written): the caller then must not carry deletes over."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    differently than it was written): the caller then must not carry deletes over.
 
+    ``keys``: columns expected to identify each live row (a unique or aggregate table's keys).
+    They are tried first: only they are read back and hashed, and rows are paired by their hash
+    alone, with no ranking. Each side holds the same rows, so that pairing holds exactly as many
+    pairs as rows only if no two rows share a hash (a key stored twice by a writer outside
+    iceberg-doris, or a collision); otherwise every column is paired as above."""
     expected = sum(int(f.recordCount()) for f in added)
     location = f"{str(table.location()).rstrip('/')}/{MAPPING_FOLDER}/{uuid.uuid4().hex}"
     mapping = RowidMap(location, expected)
     if not added:
         return mapping
+    names = {str(f.location()).rsplit("/", 1)[-1]: str(f.location()) for f in added}
+    if len(names) != len(added):
+        return None  # two new files with one name: cannot tell them apart by name
+    files = spark.createDataFrame(sorted(names.items()), "name string, " + NEW_FILE + " string")
+    if keys:
+        if _write_pairs(spark, old_rows, keys, added, files, location, ranked=False) == expected:
+            return mapping
+        log.info("compaction mapping of %s: the keys do not identify every row; pairing every column", table.name())
+        mapping.discard(spark)
+    paired = _write_pairs(spark, old_rows, columns, added, files, location, ranked=True)
+    if paired != expected:
+        log.warning("compaction mapping of %s paired %d of %d rows: deletes are not carried over", table.name(), paired, expected)
+        mapping.discard(spark)
+        return None
+    return mapping
+
+
+def _write_pairs(
+    spark: "SparkSession", old_rows: "DataFrame", columns: Sequence[str], added: Sequence[JavaObject],
+    files: "DataFrame", location: str, *, ranked: bool,
+) -> int:
+    """Writes the pairs of old and new positions matched on ``columns`` (and, ``ranked``, the rank
+    among rows of equal hash) to ``location``; returns how many it wrote."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
     table_columns = old_rows.select(*[quote_identifier(c) for c in columns])
     hashed = _hash_columns(table_columns.schema, columns)
     old = old_rows.select(
         F.xxhash64(*hashed).alias("h1"), F.hash(*hashed).alias("h2"),
         F.col("_file").alias(OLD_FILE), F.col("_pos").alias(OLD_POS),
     )
-    names = {str(f.location()).rsplit("/", 1)[-1]: str(f.location()) for f in added}
-    if len(names) != len(added):
-        return None  # two new files with one name: cannot tell them apart by name
-    files = spark.createDataFrame(sorted(names.items()), "name string, " + NEW_FILE + " string")
     written = spark.read.schema(table_columns.schema).parquet(*[str(f.location()) for f in added])
     new = written.select(
         F.xxhash64(*hashed).alias("h1"), F.hash(*hashed).alias("h2"),
         F.element_at(F.split(F.col("_metadata.file_path"), "/"), -1).alias("name"),
         F.col("_metadata.row_index").alias(NEW_POS),
     ).join(F.broadcast(files), "name").drop("name")
-    same_hash = Window.partitionBy("h1", "h2")
-    old = old.withColumn("rank", F.row_number().over(same_hash.orderBy(OLD_FILE, OLD_POS)))
-    new = new.withColumn("rank", F.row_number().over(same_hash.orderBy(NEW_FILE, NEW_POS)))
-    pairs = old.join(new, ["h1", "h2", "rank"]).select(OLD_FILE, OLD_POS, NEW_FILE, NEW_POS)
+    on = ["h1", "h2"]
+    if ranked:
+        same_hash = Window.partitionBy("h1", "h2")
+        old = old.withColumn("rank", F.row_number().over(same_hash.orderBy(OLD_FILE, OLD_POS)))
+        new = new.withColumn("rank", F.row_number().over(same_hash.orderBy(NEW_FILE, NEW_POS)))
+        on.append("rank")
+    pairs = old.join(new, on).select(OLD_FILE, OLD_POS, NEW_FILE, NEW_POS)
     pairs.repartitionByRange(max(1, len(added) // 8), OLD_FILE, OLD_POS).sortWithinPartitions(OLD_FILE, OLD_POS) \
         .write.mode("errorifexists").parquet(location)
-    paired = spark.read.parquet(location).count()
-    if paired != expected:
-        log.warning("compaction mapping of %s paired %d of %d rows: deletes are not carried over", table.name(), paired, expected)
-        mapping.discard(spark)
-        return None
-    return mapping
+    return spark.read.parquet(location).count()
 
 
 def _hash_columns(schema: "StructType", columns: Sequence[str]) -> list["Column"]:
@@ -148,7 +197,7 @@ def _hash_columns(schema: "StructType", columns: Sequence[str]) -> list["Column"
 
 def remove_stale_mappings(spark: "SparkSession", table: JavaObject, cutoff_ms: int) -> int:
     """Removes the mapping folders of ``table`` whose newest file is older than ``cutoff_ms``
-    (left by crashed compactions); returns how many files went."""
+    (past their retention, or left by crashed compactions); returns how many files went."""
     jvm = spark.sparkContext._jvm
     root = jvm.org.apache.hadoop.fs.Path(f"{str(table.location()).rstrip('/')}/{MAPPING_FOLDER}")
     fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
