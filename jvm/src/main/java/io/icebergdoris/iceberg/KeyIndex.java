@@ -731,29 +731,39 @@ public final class KeyIndex {
    */
   public static String indexNewFiles(
       SparkSession spark, Table table, List<DataFile> dataFiles, String joinedKeyColumns, String sequenceColumn, long maxRows) {
+    return String.join(LiveFiles.SEPARATOR, unwritten(indexFiles(spark, table, dataFiles, joinedKeyColumns, sequenceColumn, maxRows)));
+  }
+
+  /** Builds (or finds) and caches the entries of {@code dataFiles}, one Spark task per group of files. */
+  private static List<FileKeys> indexFiles(
+      SparkSession spark, Table table, List<DataFile> dataFiles, String joinedKeyColumns, String sequenceColumn, long maxRows) {
+    if (dataFiles.isEmpty()) {
+      return new ArrayList<>();
+    }
     List<FileToProbe> files = new ArrayList<>();
     for (DataFile file : dataFiles) {
       files.add(new FileToProbe(file, new ArrayList<>()));
-    }
-    if (files.isEmpty()) {
-      return "";
     }
     Layout layout = layout(table, joinedKeyColumns, sequenceColumn, true);
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
     try {
       int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
-      List<String> problems = context.parallelize(files, slices).map(new Index(serializable, layout, maxRows)).collect();
-      List<String> result = new ArrayList<>();
-      for (String problem : problems) {
-        if (problem != null) {
-          result.add(problem);
-        }
-      }
-      return String.join(LiveFiles.SEPARATOR, result);
+      return context.parallelize(files, slices).map(new KeysOfFile(serializable, layout, maxRows)).collect();
     } finally {
       serializable.destroy();
     }
+  }
+
+  /** One line per file whose entry could not be stored: "location: entry not stored (reason)". */
+  private static List<String> unwritten(List<FileKeys> files) {
+    List<String> lines = new ArrayList<>();
+    for (FileKeys file : files) {
+      if (file.unwritten != null) {
+        lines.add(file.location + ": entry not stored (" + file.unwritten + ")");
+      }
+    }
+    return lines;
   }
 
   /**
@@ -767,26 +777,10 @@ public final class KeyIndex {
    */
   public static String newFilesRepeatKeys(
       SparkSession spark, Table table, List<DataFile> dataFiles, String joinedKeyColumns, String sequenceColumn, long maxRows) {
-    if (dataFiles.isEmpty()) {
-      return "distinct";
-    }
-    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, true);
-    List<FileToProbe> files = new ArrayList<>();
-    for (DataFile file : dataFiles) {
-      files.add(new FileToProbe(file, new ArrayList<>()));
-    }
-    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
-    List<FileKeys> found;
-    try {
-      int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
-      found = context.parallelize(files, slices).map(new KeysOfFile(serializable, layout, maxRows)).collect();
-    } finally {
-      serializable.destroy();
-    }
+    List<FileKeys> found = indexFiles(spark, table, dataFiles, joinedKeyColumns, sequenceColumn, maxRows);
     java.util.Set<Integer> keyIds = new java.util.HashSet<>();
-    for (Types.NestedField key : layout.keys) {
-      keyIds.add(key.fieldId());
+    for (String name : joinedKeyColumns.split(LiveFiles.SEPARATOR)) {
+      keyIds.add(table.schema().findField(name).fieldId());
     }
     boolean partitionedByKeys = true;
     for (org.apache.iceberg.PartitionField field : table.spec().fields()) {
@@ -798,11 +792,7 @@ public final class KeyIndex {
     }
     List<String> lines = new ArrayList<>();
     lines.add(repeatVerdict(found, groupOf));
-    for (FileKeys file : found) {
-      if (file.unwritten != null) {
-        lines.add(file.location + ": entry not stored (" + file.unwritten + ")");
-      }
-    }
+    lines.addAll(unwritten(found));
     return String.join(LiveFiles.SEPARATOR, lines);
   }
 
@@ -888,25 +878,6 @@ public final class KeyIndex {
     thread.setDaemon(true);
     thread.start();
     return task;
-  }
-
-  private static final class Index implements Function<FileToProbe, String> {
-    private static final long serialVersionUID = 1L;
-    private final Broadcast<Table> table;
-    private final Layout layout;
-    private final long maxRows;
-
-    Index(Broadcast<Table> table, Layout layout, long maxRows) {
-      this.table = table;
-      this.layout = layout;
-      this.maxRows = maxRows;
-    }
-
-    @Override
-    public String call(FileToProbe file) {
-      Found found = entryFor(table.value(), file, layout, maxRows);
-      return found.unwritten != null ? file.location + ": entry not stored (" + found.unwritten + ")" : null;
-    }
   }
 
   private static void remember(String key, KeyIndexEntry entry, long maxRows) {
