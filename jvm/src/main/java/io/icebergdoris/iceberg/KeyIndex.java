@@ -505,31 +505,18 @@ public final class KeyIndex {
         bytes[i] = codec.encode(rows.get(i), 0);
       }
     }
-    int[] order = new int[count];
-    for (int i = 0; i < count; i++) {
-      order[i] = i;
-    }
-    long[] sortedLongs = fast ? longs.clone() : null;
+    int[] order = sortedOrder(longs, bytes, count);
+    long[] sortedLongs = fast ? new long[count] : null;
     byte[][] sortedBytes = fast ? null : new byte[count][];
-    if (fast) {
-      sort(sortedLongs, order); // primitive: no boxing for the common integer key
-    } else {
-      Integer[] boxed = new Integer[count];
-      for (int i = 0; i < count; i++) {
-        boxed[i] = i;
-      }
-      Arrays.sort(boxed, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b]));
-      for (int i = 0; i < count; i++) {
-        order[i] = boxed[i];
-      }
-    }
     int[] deletes = new int[count];
     long[] sequences = layout.sequence != null ? new long[count] : null;
     boolean[] nullSequences = layout.sequence != null ? new boolean[count] : null;
     List<Row> sortedRows = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       Row row = rows.get(order[i]);
-      if (!fast) {
+      if (fast) {
+        sortedLongs[i] = longs[order[i]];
+      } else {
         sortedBytes[i] = bytes[order[i]];
       }
       deletes[i] = !row.isNullAt(n) && row.getBoolean(n) ? 1 : 0;
