@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap64
 
+from iceberg_doris.engine.file_sets import file_location
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, split_locations
 
 if TYPE_CHECKING:
@@ -258,7 +259,7 @@ def start_indexing(
     future = iceberg.helpers.KeyIndex.indexNewFilesInBackground(
         spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
     )
-    return PendingEntries(future, frozenset(str(f.location()) for f in files))
+    return PendingEntries(future, frozenset(map(file_location, files)))
 
 
 def index_new_files(

@@ -257,6 +257,18 @@ def index_not_applicable(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) 
         return f"{model.keys_model.name.lower()} key table"
     if shape.partial:
         return "partial-column update"
+    unencodable = keys_not_encodable(shape)
+    if unencodable is not None:
+        return unencodable
+    if shape.sequence_column and plan.live_columns_needed(shape):
+        return "the decision needs stored values besides the sequence"
+    return None
+
+
+def keys_not_encodable(shape: plan.KeyedLoadShape) -> str | None:
+    """Which key column (or the sequence column) the key index cannot keep in its entries, or
+    None: its key columns are of types it encodes, its sequence column of a type it keeps."""
+    model = shape.model
     for key in shape.keys:
         if not key_index.indexable_type(model.column(key).spark_type):
             return f"key column {key} of type {model.column(key).spark_type}"
@@ -264,8 +276,6 @@ def index_not_applicable(iceberg_table: JavaObject, shape: plan.KeyedLoadShape) 
         spark_type = model.column(shape.sequence_column).spark_type
         if spark_type.lower() not in key_index.SEQUENCE_SPARK_TYPES:
             return f"sequence column of type {spark_type}"
-        if plan.live_columns_needed(shape):
-            return "the decision needs stored values besides the sequence"
     return None
 
 

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.loading import STATUS_COLUMN, STATUS_OK, TargetColumn
+from iceberg_doris.merge_on_write.lookup import keys_not_encodable
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape
-from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows
-from iceberg_doris.operations.load.write_counted import StagedCounted, counted_by_write, stage_and_count
+from iceberg_doris.operations.load.routing import RoutedRows
+from iceberg_doris.operations.load.write_counted import StagedCounted, counted_by_write, stage_and_count, with_partition_column
 from iceberg_doris.operations.requests import LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable
 
@@ -53,18 +54,8 @@ def applies(handle: DorisTable, routed: RoutedRows, request: LoadRequest, keyed:
         and current_snapshot_id(handle.table) is None
         and key_index.enabled(handle.iceberg.spark)
         and key_index.build_on_load(handle.iceberg.spark)  # the check builds the new files' entries
-        and keys_indexable(keyed)
+        and keys_not_encodable(keyed) is None  # nothing stored is read: the entries' keys are all it needs
     )
-
-
-def keys_indexable(keyed: KeyedLoadShape) -> bool:
-    """Whether the key index encodes this table's keys (and keeps its sequence values): all the
-    check needs, whatever the model (nothing stored is read)."""
-    model = keyed.model
-    if not all(key_index.indexable_type(model.column(k).spark_type) for k in keyed.keys):
-        return False
-    sequence = keyed.sequence_column
-    return sequence is None or model.column(sequence).spark_type.lower() in key_index.SEQUENCE_SPARK_TYPES
 
 
 def stage_fresh(
@@ -88,5 +79,4 @@ def accepted_rows(routed: RoutedRows) -> "DataFrame":
     writer makes the load look its keys up)."""
     from pyspark.sql import functions as F
 
-    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
-    return routed.frame.withColumn(PARTITION_COLUMN, partition).filter(F.col(STATUS_COLUMN) == STATUS_OK)
+    return with_partition_column(routed).filter(F.col(STATUS_COLUMN) == STATUS_OK)

@@ -53,6 +53,14 @@ def counted_by_write(routed: RoutedRows, request: LoadRequest) -> bool:
     return not routed.auto_keys and not routed.temporary and not request.temporary_partitions
 
 
+def with_partition_column(routed: RoutedRows) -> "DataFrame":
+    """The routed rows with their partition's name (NULL on an unpartitioned table)."""
+    from pyspark.sql import functions as F
+
+    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
+    return routed.frame.withColumn(PARTITION_COLUMN, partition)
+
+
 def stage_and_count(
     handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, targets: list[TargetColumn],
     keyed: KeyedLoadShape | None = None,
@@ -66,8 +74,7 @@ def stage_and_count(
     from pyspark.sql import functions as F
 
     ok = F.col(STATUS_COLUMN) == STATUS_OK
-    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
-    frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
+    frame = with_partition_column(routed)
     observation = Observation()
     metrics = [
         F.max(F.when(~ok, F.lit(1)).otherwise(F.lit(0))).alias("others"),
