@@ -12,7 +12,9 @@ dropped is loaded like a new row. Tables without a sequence column have no tombs
 deleted files are dropped at once.
 
 Compaction never makes a load fail, nor fails because of one (Doris's rowid conversion): it
-keeps where each rewritten row went (``engine.compaction.rowid_map``), and its commit deletes in
+copies live rows in file order and keeps where each went (``engine.compaction.ordered_rewrite``;
+files it cannot copy so are rewritten by a scan and paired, ``engine.compaction.rowid_map``),
+and its commit deletes in
 the new files the rows that commits made after its start deleted in the replaced files
 (``engine.compaction.carry_over``). The mapping outlives the commit (named in the snapshot's
 summary, ``doris.rowid-map``, kept an hour): a keyed load that looked its keys up before the
@@ -29,8 +31,17 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.compaction.carry_over import ReplacedFiles
-from iceberg_doris.engine.compaction.rowid_map import MAPPING_RETENTION_MS, build_rowid_map, remove_stale_mappings
+from iceberg_doris.engine.compaction.carry_over import ReplacedFiles, positions
+from iceberg_doris.engine import key_index
+from iceberg_doris.engine.compaction import ordered_rewrite
+from iceberg_doris.engine.compaction.ordered_rewrite import SegmentMap
+from iceberg_doris.engine.compaction.rowid_map import (
+    MAPPING_RETENTION_MS,
+    RowidMap,
+    build_rowid_map,
+    new_mapping_location,
+    remove_stale_mappings,
+)
 from iceberg_doris.engine.compaction.staging import stage_compaction
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
@@ -82,8 +93,6 @@ def rewrite_files(
     under ``predicate``) into files of their live rows, in one commit that also carries over the
     rows deleted in them meanwhile. Fully deleted files are dropped, unless they may still hold
     tombstones (younger than the retention, on a sequence table)."""
-    from pyspark.sql import functions as F
-
     retention_hours = tombstone_retention_hours(handle.name.qualified, handle.property(RETENTION_PROPERTY))
     cutoff_ms = int(time.time() * 1000 - retention_hours * 3600 * 1000)
     # Only sequence tables have tombstones (deleted rows that still guard their key against
@@ -92,17 +101,19 @@ def rewrite_files(
     rewrite, removed_deletes = FileSet(), FileSet()
     kept = dropped = 0
     seen_deletes: set[str] = set()
+    fully_deleted_files: set[str] = set()
     deletes_at_start: dict[str, list[Any]] = {}
     for location in locations:
         deletes = java_items(plan.deletes(location))
         data_file = plan.dataFile(location)
-        deleted = sum(record_count(d) for d in deletes if _is_scoped_to(d, location))
+        deleted = _deleted_rows(handle, deletes, location)
         fully_deleted = deleted >= record_count(data_file)
         if fully_deleted and guards_tombstones and _added_after(handle, data_file, cutoff_ms):
             kept += 1  # may hold tombstones still guarding their keys
             continue
         if fully_deleted:
             dropped += 1
+            fully_deleted_files.add(location)
         rewrite.data_files.append(data_file)
         deletes_at_start[location] = deletes
         for delete_file in deletes:
@@ -112,20 +123,22 @@ def rewrite_files(
                 removed_deletes.delete_files.append(delete_file)
     if not rewrite.data_files:
         return CompactResult(0, 0, 0, 0, kept, snapshot_id)
-    paths = {file_location(f) for f in rewrite.data_files}
-    frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
-    # The partition filter prunes the scan to the chosen partitions; _file alone does not.
-    frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
-    rewritten = frame.filter(F.col("_file").isin(list(paths)))
-    live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
-    added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table)
-    old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
-    # Unique and aggregate tables hold one live row per key: their keys alone pair the rows
-    # (fewer columns read back, no ranking), checked by build_rowid_map.
-    keys = handle.model.key_columns if handle.model.keys_model in (KeysModel.UNIQUE, KeysModel.AGGREGATE) else ()
-    mapping = build_rowid_map(spark, handle.table, old_rows, frame.columns, added, keys=keys)
+    mapping: RowidMap | SegmentMap | None
+    if ordered_rewrite.applies(rewrite.data_files, deletes_at_start):
+        # Live rows copied in order: the mapping is arithmetic per old file (Doris's rowid conversion).
+        copied = [f for f in rewrite.data_files if file_location(f) not in fully_deleted_files]
+        location = new_mapping_location(handle.table)
+        try:
+            ordered = ordered_rewrite.rewrite_in_order(handle.iceberg, handle.table, copied, deletes_at_start, location)
+        except BaseException:
+            RowidMap(location, 0).discard(spark)
+            raise
+        added, mapping = ordered.added, ordered.mapping
+    else:
+        added, mapping = _rewrite_by_scan(spark, handle, snapshot_id, predicate, rewrite.data_files)
     removed = FileSet(rewrite.data_files, removed_deletes.delete_files)
     crash_point("compact", "files-staged")
+    indexing = _start_indexing(handle, added)
     replaced = ReplacedFiles({file_location(f): f for f in rewrite.data_files}, deletes_at_start)
     row_filter = iceberg_expression(handle.iceberg, predicate)
     summary = {snapshot_summary.OPERATION: "compact"}
@@ -151,6 +164,9 @@ def rewrite_files(
         if mapping is not None:
             mapping.discard(spark)  # no snapshot names it
         raise
+    finally:
+        if indexing is not None:
+            indexing.finish()  # never fails the compaction: a later lookup builds what is missing
     # The mapping stays for loads still in flight; those of earlier compactions go after their retention.
     remove_stale_mappings(spark, handle.table, int(time.time() * 1000) - MAPPING_RETENTION_MS)
     return CompactResult(
@@ -158,9 +174,57 @@ def rewrite_files(
     )
 
 
-def _is_scoped_to(delete_file: Any, location: str) -> bool:
+def _rewrite_by_scan(
+    spark: "SparkSession", handle: DorisTable, snapshot_id: int, predicate: Predicate, data_files: list[JavaObject],
+) -> tuple[list[JavaObject], RowidMap | None]:
+    """The rewrite for files the order-keeping one cannot copy (not Parquet, equality deletes):
+    Spark reads their live rows and writes them with the table's layout; the rows are then paired
+    with their new places by :func:`build_rowid_map`."""
+    from pyspark.sql import functions as F
+
+    paths = {file_location(f) for f in data_files}
+    frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+    # The partition filter prunes the scan to the chosen partitions; _file alone does not.
+    frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
+    rewritten = frame.filter(F.col("_file").isin(list(paths)))
+    live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
+    added = stage_data_files(handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table)
+    old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
+    # Unique and aggregate tables hold one live row per key: their keys alone pair the rows
+    # (fewer columns read back, no ranking), checked by build_rowid_map.
+    keys = handle.model.key_columns if handle.model.keys_model in (KeysModel.UNIQUE, KeysModel.AGGREGATE) else ()
+    return added, build_rowid_map(spark, handle.table, old_rows, frame.columns, added, keys=keys)
+
+
+def _start_indexing(handle: DorisTable, added: list[JavaObject]) -> "key_index.PendingEntries | None":
+    """Starts building the key-index entries of the new files (as a load does for its own), so
+    the next load finds them instead of building them on its latency path."""
+    from iceberg_doris.merge_on_write.lookup import keys_not_encodable
+    from iceberg_doris.merge_on_write.plan import KeyedLoadShape
+
+    model = handle.model
+    added = [f for f in added if str(f.format().name()) == "PARQUET"]  # the index reads Parquet only
+    if not added or model.keys_model not in (KeysModel.UNIQUE, KeysModel.AGGREGATE):
+        return None
+    if not key_index.build_on_load(handle.iceberg.spark):
+        return None
+    shape = KeyedLoadShape(model, tuple(c.name for c in model.columns), partial=False)
+    if keys_not_encodable(shape) is not None:
+        return None
+    return key_index.start_indexing(handle.iceberg, handle.table, added, list(model.key_columns), model.sequence_column)
+
+
+def _deleted_rows(handle: DorisTable, deletes: list[Any], location: str) -> int:
+    """How many rows of the data file at ``location`` its delete files delete. A v2 position
+    delete file may cover every file of a partition: its row count is not this file's, so it is read."""
+    if all(_only_for(d, location) for d in deletes):
+        return sum(record_count(d) for d in deletes)
+    return len(positions(handle.iceberg, handle.table, deletes, location))
+
+
+def _only_for(delete_file: Any, location: str) -> bool:
     referenced = delete_file.referencedDataFile()
-    return referenced is None or str(referenced) == location
+    return referenced is not None and str(referenced) == location
 
 
 def _added_after(handle: DorisTable, data_file: Any, cutoff_ms: int) -> bool:

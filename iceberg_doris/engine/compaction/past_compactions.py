@@ -26,6 +26,7 @@ from typing import Any
 
 from pyroaring import BitMap64
 
+from iceberg_doris.engine.compaction.ordered_rewrite import is_segment_map, read_segment_map
 from iceberg_doris.engine.compaction.rowid_map import RowidMap
 from iceberg_doris.engine.file_sets import file_location, ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
@@ -70,7 +71,7 @@ def convert_past_compactions(
         moving = {location: positions for location, positions in converted.items() if location in replaced}
         if not moving:
             continue
-        moved = RowidMap(mapping_location, 0).find(iceberg.spark, moving)
+        moved = _open_mapping(iceberg, table, mapping_location).find(iceberg.spark, moving)
         if moved is None:
             return None
         for location in moving:
@@ -106,3 +107,18 @@ def _compactions_since(table: JavaObject, branch: str | None, looked_up_in: int 
             break
         compactions.append((snapshot_id, location))
     return compactions
+
+
+class _Unreadable:
+    """A mapping that cannot be read: it converts nothing (the load looks its keys up again)."""
+
+    def find(self, spark: Any, positions: Mapping[str, BitMap64]) -> None:
+        return None
+
+
+def _open_mapping(iceberg: IcebergJava, table: JavaObject, location: str) -> Any:
+    """The compaction's mapping in the folder ``location``: the segments of an order-keeping
+    rewrite, or the pairs of a scan rewrite."""
+    if is_segment_map(iceberg, table, location):
+        return read_segment_map(iceberg, table, location) or _Unreadable()
+    return RowidMap(location, 0)

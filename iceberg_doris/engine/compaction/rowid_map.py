@@ -1,6 +1,10 @@
 """Rowid conversion: where each row a compaction rewrote now lives, (old file, position) ->
 (new file, position), as Doris keeps it to carry delete bitmaps over onto the rowsets it writes.
 
+This module is the scan rewrite's mapping, for files the order-keeping rewrite
+(:mod:`.ordered_rewrite`, which needs no pairing) cannot copy; it also owns the mapping folders'
+location and lifetime for both.
+
 Spark's Iceberg writer sorts and distributes rows its own way, so the positions cannot be
 predicted from the write; they are read back. The rows of the replaced files (read at the
 compaction's start snapshot, with ``_file`` and ``_pos``) and the staged new files (read as plain
@@ -110,6 +114,11 @@ class RowidMap:
             log.warning("could not remove the compaction mapping %s: %s", self.location, error)
 
 
+def new_mapping_location(table: JavaObject) -> str:
+    """A new, unique mapping folder of ``table``: ``<table location>/_doris_compaction/<id>``."""
+    return f"{str(table.location()).rstrip('/')}/{MAPPING_FOLDER}/{uuid.uuid4().hex}"
+
+
 def build_rowid_map(
     spark: "SparkSession",
     table: JavaObject,
@@ -130,10 +139,14 @@ def build_rowid_map(
     pairs as rows only if no two rows share a hash (a key stored twice by a writer outside
     iceberg-doris, or a collision); otherwise every column is paired as above."""
     expected = sum(int(f.recordCount()) for f in added)
-    location = f"{str(table.location()).rstrip('/')}/{MAPPING_FOLDER}/{uuid.uuid4().hex}"
+    location = new_mapping_location(table)
     mapping = RowidMap(location, expected)
     if not added:
         return mapping
+    if any(str(f.format().name()) != "PARQUET" for f in added):
+        # Spark gives a row's position (_metadata.row_index) in Parquet files only.
+        log.info("compaction of %s wrote non-Parquet files: no rowid mapping, deletes are not carried over", table.name())
+        return None
     names = {str(f.location()).rsplit("/", 1)[-1]: str(f.location()) for f in added}
     if len(names) != len(added):
         return None  # two new files with one name: cannot tell them apart by name

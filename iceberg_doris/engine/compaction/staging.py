@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.compaction.carry_over import ReplacedFiles, carry_over
+from iceberg_doris.engine.compaction.ordered_rewrite import SegmentMap
 from iceberg_doris.engine.compaction.rowid_map import RowidMap
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
@@ -28,7 +29,7 @@ def stage_compaction(
     *,
     replaced: ReplacedFiles,
     added: Sequence[JavaObject],
-    mapping: RowidMap,
+    mapping: RowidMap | SegmentMap,
     row_filter: JavaObject | None,
     table_name: str,
     summary: Mapping[str, str],

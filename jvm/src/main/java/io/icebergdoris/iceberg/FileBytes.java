@@ -64,6 +64,11 @@ public final class FileBytes {
     }
   }
 
+  /** Whether {@code location} exists, asked through the table's FileIO. */
+  public static boolean exists(Table table, String location) {
+    return table.io().newInputFile(location).exists();
+  }
+
   private static long copy(InputStream in, OutputStream out, long length) throws IOException {
     byte[] buffer = new byte[BUFFER];
     long copied = 0;
