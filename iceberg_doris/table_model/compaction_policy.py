@@ -7,13 +7,20 @@ The chooser follows Doris's compaction and Iceberg's bin-pack, per partition:
 - **deleted rows** (Doris base compaction, Iceberg's ``delete-ratio-threshold``): a file whose
   deleted share of rows reaches ``doris.compaction.delete-ratio`` is rewritten (a fully deleted
   one is dropped; tombstones of sequence tables keep their retention, see ``compact``);
-- **many delete files** (Iceberg's ``delete-file-threshold``): when a partition's files with
-  deletes carry ``doris.compaction.delete-files-per-partition`` delete files or more (position
-  delete files on v2, deletion vectors on v3: one per file with deletes), every file of the
-  partition with deletes is rewritten;
-- **small files** (Doris cumulative compaction, Iceberg's ``min-file-size-bytes`` /
-  ``min-input-files``): files under ``doris.compaction.small-file-bytes`` are merged once a
-  partition has ``doris.compaction.min-input-files`` of them.
+- **many delete files** (Iceberg's ``delete-file-threshold``): a file with
+  ``doris.compaction.delete-files-per-partition`` delete files or more of its own is rewritten;
+  and when a partition holds that many shared delete files (v2 position delete files that may
+  apply to several of its files), every file they apply to is rewritten, the only way they go.
+  A deletion vector (v3) is one per file and never accumulates: a large file with a few deleted
+  rows keeps its vector (rewriting it would cost loads running beside the compaction far more
+  than the vector costs readers) until the deleted-rows rule picks it;
+- **small files** (Doris's size-based cumulative compaction, Iceberg's ``min-file-size-bytes`` /
+  ``min-input-files``): files under ``doris.compaction.small-file-bytes`` are sorted into size
+  tiers (under 1 MiB, then each tier 4 times the one before); a tier holding
+  ``doris.compaction.min-input-files`` files is merged, with the smaller tiers' files. Files of
+  similar size merge, so a stream's small files fold together while its large (base) files are
+  not rewritten on every pass, as Doris's cumulative compaction leaves rowsets promoted past the
+  cumulative point to base compaction.
 
 Iceberg table properties (``ALTER TABLE t SET TBLPROPERTIES (...)``, like
 ``doris.tombstone-retention-hours``; defaults in :data:`DEFAULTS`):
@@ -102,6 +109,7 @@ class FileFacts:
     rows: int
     deleted_rows: int  # rows its delete files delete
     delete_files: int  # delete files that apply to it
+    shared_deletes: tuple[str, ...] = ()  # those that may apply to other files too (v2), named
 
 
 @dataclass(frozen=True)
@@ -129,19 +137,45 @@ def choose(files: Iterable[FileFacts], policy: CompactionPolicy) -> Choice:
         for facts in partition_files:
             if facts.rows and facts.deleted_rows / facts.rows >= policy.delete_ratio:
                 chosen.setdefault(facts.location, "deleted_rows")
-        with_deletes = [f for f in partition_files if f.delete_files]
-        if sum(f.delete_files for f in with_deletes) >= policy.delete_files_per_partition:
-            for facts in with_deletes:
+        shared = {name for f in partition_files for name in f.shared_deletes}
+        for facts in partition_files:
+            if facts.delete_files >= policy.delete_files_per_partition or (
+                facts.shared_deletes and len(shared) >= policy.delete_files_per_partition
+            ):
                 chosen.setdefault(facts.location, "delete_files")
-        small = [f for f in partition_files if f.size_bytes < policy.small_file_bytes]
-        if len(small) >= policy.min_input_files:
-            for facts in small:
-                chosen.setdefault(facts.location, "small_files")
+        for facts in _small_files_to_merge(partition_files, policy):
+            chosen.setdefault(facts.location, "small_files")
     order = [f.location for partition_files in by_partition.values() for f in partition_files if f.location in chosen]
     reasons = list(chosen.values())
     return Choice(
         tuple(order), reasons.count("deleted_rows"), reasons.count("delete_files"), reasons.count("small_files"),
     )
+
+
+TIER_BASE_BYTES = 1024 * 1024  # files under 1 MiB share the first tier
+TIER_FACTOR = 4  # each tier holds files up to 4 times larger than the one before
+
+
+def size_tier(size_bytes: int) -> int:
+    """A file's size tier: 0 under 1 MiB, then 1 + floor(log4(size / 1 MiB))."""
+    tier, bound = 0, TIER_BASE_BYTES
+    while size_bytes >= bound:
+        tier += 1
+        bound *= TIER_FACTOR
+    return tier
+
+
+def _small_files_to_merge(files: list[FileFacts], policy: CompactionPolicy) -> list[FileFacts]:
+    """The small files of one partition to merge: those of the largest tier that holds
+    ``min_input_files`` files, and of every smaller tier (small files cost little to fold in)."""
+    small = [f for f in files if f.size_bytes < policy.small_file_bytes]
+    tiers: dict[int, int] = {}
+    for facts in small:
+        tiers[size_tier(facts.size_bytes)] = tiers.get(size_tier(facts.size_bytes), 0) + 1
+    full = [tier for tier, count in tiers.items() if count >= policy.min_input_files]
+    if not full:
+        return []
+    return [f for f in small if size_tier(f.size_bytes) <= max(full)]
 
 
 def _number(table: str, key: str, text: str, minimum: float, example: str) -> float:

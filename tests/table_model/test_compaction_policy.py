@@ -11,6 +11,7 @@ from iceberg_doris.table_model.compaction_policy import (
     CompactionPolicy,
     FileFacts,
     choose,
+    size_tier,
 )
 
 MB = 1024 * 1024
@@ -75,16 +76,47 @@ def test_files_with_many_deleted_rows_are_chosen_alone():
     assert choose(files, POLICY) == Choice(("a", "c"), deleted_rows=2)
 
 
-def test_many_delete_files_in_a_partition_choose_its_files_with_deletes():
-    p0 = [big("a", deleted=1, delete_files=2), big("b", deleted=1, delete_files=2), big("c")]
-    p1 = [big("d", "p1", deleted=1, delete_files=3), big("e", "p1")]
+def test_a_file_with_many_delete_files_of_its_own_is_chosen():
+    files = [big("a", deleted=1, delete_files=4), big("b", deleted=1, delete_files=3), big("c")]
+    assert choose(files, POLICY) == Choice(("a",), delete_files=1)
+
+
+def test_many_shared_delete_files_in_a_partition_choose_every_file_they_apply_to():
+    # v2 partition-scoped position delete files: only rewriting every file they cover drops them.
+    p0 = [
+        FileFacts("a", "p0", 100 * MB, 100, 1, 2, ("d1", "d2")),
+        FileFacts("b", "p0", 100 * MB, 100, 1, 3, ("d2", "d3", "d4")),
+        big("c"),
+    ]
+    p1 = [FileFacts("d", "p1", 100 * MB, 100, 1, 3, ("e1", "e2", "e3")), big("e", "p1")]  # three: not yet
     assert choose(p0 + p1, POLICY) == Choice(("a", "b"), delete_files=2)
+
+
+def test_deletion_vectors_of_large_files_do_not_get_them_rewritten():
+    # v3: one vector per file, never accumulating; a few deleted rows leave a large file alone.
+    files = [big(name, deleted=5, delete_files=1) for name in "abcdefgh"]
+    assert choose(files, POLICY) == Choice(())
 
 
 def test_small_files_are_merged_once_a_partition_has_enough():
     p0 = [small("a"), small("b"), big("c"), small("d")]
     p1 = [small("e", "p1"), small("f", "p1")]  # two: not yet
     assert choose(p0 + p1, POLICY) == Choice(("a", "b", "d"), small_files=3)
+
+
+def test_small_files_merge_by_size_tier_and_leave_larger_ones_alone():
+    def sized(location: str, size: int) -> FileFacts:
+        return FileFacts(location, "p0", size, 100, 0, 0)
+
+    assert [size_tier(n) for n in (0, MB - 1, MB, 4 * MB - 1, 4 * MB, 9 * MB)] == [0, 0, 1, 1, 2, 2]
+    base = [sized(f"base{i}", 8 * MB) for i in range(2)]  # tier 2, only two of them
+    stream = [sized(f"s{i}", 100_000) for i in range(3)]  # tier 0: three, enough
+    assert choose(base + stream, POLICY) == Choice(("s0", "s1", "s2"), small_files=3)
+    # A full tier takes the smaller tiers' files with it, never a larger tier's.
+    middle = [sized(f"m{i}", 2 * MB) for i in range(3)]  # tier 1: full
+    one_tiny = [sized("t", 1000)]
+    assert choose(base + middle + one_tiny, POLICY) == Choice(("m0", "m1", "m2", "t"), small_files=4)
+    assert choose(base + [sized("m0", 2 * MB)] + one_tiny, POLICY) == Choice(())
 
 
 def test_each_file_is_chosen_once_for_its_first_reason():

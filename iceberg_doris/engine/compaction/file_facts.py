@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from iceberg_doris.engine.deletion_vectors import delete_file_key
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
 from iceberg_doris.table_model.compaction_policy import FileFacts
 
@@ -25,5 +26,12 @@ def file_facts(table: JavaObject, plan: JavaObject) -> list[FileFacts]:
             rows=rows,
             deleted_rows=min(rows, sum(int(d.recordCount()) for d in deletes)),
             delete_files=len(deletes),
+            shared_deletes=tuple(delete_file_key(d) for d in deletes if _shared(d)),
         ))
     return facts
+
+
+def _shared(delete_file: JavaObject) -> bool:
+    """Whether a delete file may apply to several data files (a v2 partition-scoped position
+    delete file); a deletion vector or a file-scoped position delete file applies to one."""
+    return delete_file.referencedDataFile() is None
