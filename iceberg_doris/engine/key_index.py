@@ -164,6 +164,31 @@ class IndexHits:
 
         return DataFrame(self.java.storedSequences(column), spark)
 
+    def read_live_rows(self, spark: "SparkSession", table: JavaObject, columns: list[str]) -> "StoredRows":
+        """The batch keys' live rows with the stored values of ``columns`` (key columns first),
+        read by position from the hit data files on the executors (``KeyIndexRows``): ``columns``,
+        then ``_file`` and ``_pos``. The rows are read now (a failure raises here) and kept until
+        :meth:`StoredRows.release`."""
+        from pyspark.sql import DataFrame
+
+        read = self.java.readLiveRows(table, _joined(columns))
+        return StoredRows(DataFrame(read.frame(), spark), int(read.count()), read)
+
+
+@dataclass
+class StoredRows:
+    """Stored rows read by position, persisted on the executors until :meth:`release`."""
+
+    frame: "DataFrame"
+    count: int
+    java: JavaObject
+    _released: bool = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self.java.release()
+
 
 def probe(
     iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys
