@@ -1,14 +1,29 @@
 """Looking up a merge-on-write load's keys among the table's live rows, at one snapshot.
 
-Two ways find the rows a batch replaces: the primary-key index (unique keys of any indexable
-type, one column or several, with or without a sequence column, full-row loads, v3: per-file
-sorted keys probed on the executors, see :mod:`iceberg_doris.engine.key_index`) and the scan
-(every other case, and the fallback when the index cannot decide: the candidate files' key columns
-joined with the batch, pruned by the batch's keys). On a sequence table the index finds each key's
-live rows and largest stored sequence value, and the scan's decision (:func:`plan.decide`) runs on
-them. Either way the result is a
-:class:`Lookup`: the new rows staged as data files, and per data file the positions to delete.
-Nothing here commits; :mod:`iceberg_doris.merge_on_write.commit` does.
+Two ways find the rows a batch replaces: the primary-key index (keys of any indexable type, one
+column or several, unique or aggregate, full-row or partial-column, with or without a sequence
+column, v3 deletion vectors or v2 position deletes: per-file sorted keys probed on the executors,
+see :mod:`iceberg_doris.engine.key_index`) and the scan (the fallback when the index cannot decide:
+a NULL key, equality deletes, a key type it does not encode, a failed probe or read; the candidate
+files' key columns joined with the batch, pruned by the batch's keys). The snapshot summary's
+``doris.key-index`` says which, and why the scan.
+
+What the index's hits feed depends on the load:
+
+* unique keys, full rows, no sequence column: the hits are the positions to delete, nothing more;
+* a sequence column whose decision needs only the sequence: each key's live rows and largest
+  stored sequence value come from the probe, and the scan's decision (:func:`plan.decide`) runs
+  on them;
+* loads that merge with the stored rows (aggregate keys, partial-column updates, and sequence
+  tables whose tombstones copy a NOT NULL column or whose sequence column is not supplied): the
+  columns they need (:func:`plan.live_columns_needed`) of exactly the hit rows are read by
+  position from the hit data files on the executors (``KeyIndexRows``: by Iceberg field id, row
+  groups without a hit skipped), in the shape :func:`plan.live_rows` gives, and
+  :func:`plan.decide` runs on them unchanged. The merge rules stay in :mod:`plan`; only how the
+  live rows are found differs.
+
+Either way the result is a :class:`Lookup`: the new rows staged as data files, and per data file
+the positions to delete. Nothing here commits; :mod:`iceberg_doris.merge_on_write.commit` does.
 """
 
 from __future__ import annotations
@@ -337,10 +352,6 @@ def lookup_with_index(
     files; or why not (scan instead): a file has equality deletes or a NULL key, or the probe fails:
     the index is an accelerator, never needed for correctness. On a sequence table the result
     carries each key's live rows and largest stored sequence value, for :func:`plan.decide`."""
-    from py4j.protocol import Py4JJavaError
-
-    from iceberg_doris.engine.iceberg_java import java_message
-
     planned = getattr(data_files, "plan", None)
     if planned is None or planned.hasEqualityDeletes():
         log.info("key index: the planned files have equality deletes; scanning the keys instead")
@@ -355,10 +366,8 @@ def lookup_with_index(
     stored = hits.stored_sequences(spark, plan.MAX_SEQUENCE) if shape.sequence_column else None
     if merges_stored_rows(shape):
         columns = list(shape.keys) + plan.live_columns_needed(shape)
-        try:
-            read = hits.read_live_rows(spark, table, columns)
-        except Py4JJavaError as error:
-            log.warning("key index: reading the stored rows by position failed (%s); scanning the keys instead", java_message(error))
+        read = hits.read_live_rows_or_none(spark, table, columns)
+        if read is None:
             return "reading the stored rows by position failed"
         live = read.frame.toDF(*shape.keys, *[plan.LIVE + c for c in columns[len(shape.keys):]], plan.FILE, plan.POSITION)
         return IndexedLookup(plan.ReplacedPositions({}, 0, any_delete_wins=False), hits, (live, stored), read)
