@@ -378,7 +378,6 @@ def lookup_with_index(
     return IndexedLookup(plan.ReplacedPositions(by_file, deleted_rows, any_delete_wins=False), hits)
 
 
-
 def merges_stored_rows(shape: plan.KeyedLoadShape) -> bool:
     """Whether the load's new rows or tombstones take values from the live rows (aggregate keys,
     partial-column updates, and on sequence tables a NOT NULL value column a tombstone copies or an

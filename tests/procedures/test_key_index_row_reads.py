@@ -206,6 +206,20 @@ def test_renamed_and_added_columns_are_read_by_field_id(spark, namespace, cold_i
     assert spark.sql(f"SELECT count(*) FROM {tables[0]} WHERE amount IS NOT NULL").collect()[0][0] > 20
 
 
+def test_partial_updates_keep_renamed_and_added_columns(spark, namespace, cold_index):
+    tables = twins(spark, namespace, "k INT NOT NULL, a INT, b STRING", "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    load_both(spark, tables, query_of([(k, k * 10, f"b{k}") for k in range(6)], "k, a, b"))
+    for table in tables:
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN a TO amount")
+        spark.sql(f"ALTER TABLE {table} ADD COLUMN c INT")
+    # Kept: amount (stored as a in the old file) and c (not in the old file at all: NULL).
+    load_both(spark, tables, query_of([(1, "x"), (2, "y")], "k, b"), columns="k, b", partial_columns=True)
+    load_both(spark, tables, query_of([(2, 7), (3, 8)], "k, c"), columns="k, c", partial_columns=True)
+    assert rows(spark, tables[0]) == [
+        (0, 0, "b0", None), (1, 10, "x", None), (2, 20, "y", 7), (3, 30, "b3", 8), (4, 40, "b4", None), (5, 50, "b5", None)
+    ]
+
+
 def test_many_row_groups_are_read_by_position(spark, namespace, cold_index):
     """Files of many row groups: only the row groups holding a hit are read, and positions count
     across the skipped ones."""

@@ -190,7 +190,8 @@ public final class KeyIndexRows {
       Parquet.ReadBuilder builder = Parquet.read(input)
           .project(projection)
           .split(start, end - start)
-          .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema));
+          .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
+          .reuseContainers(); // most rows are not hits: only the hits' values are copied out
       if (mapping != null) {
         builder = builder.withNameMapping(mapping);
       }
