@@ -1,6 +1,7 @@
-"""The primary-key index of unique-key loads: per data file, its keys sorted with their row
-positions and, on tables with a sequence column, each row's sequence value
-(``io.icebergdoris.iceberg.KeyIndex`` in Spark's JVM).
+"""The primary-key index of unique- and aggregate-key loads: per data file, its keys sorted with
+their row positions and, on tables with a sequence column, each row's sequence value
+(``io.icebergdoris.iceberg.KeyIndex`` in Spark's JVM). Loads that merge with the stored rows read
+the hit rows' values by position afterwards (:meth:`IndexHits.read_live_rows`, ``KeyIndexRows``).
 
 A load probes its batch's keys into the index entry of each candidate data file instead of
 scanning the table's key columns and joining them. Any key is covered: one column or several
@@ -163,6 +164,44 @@ class IndexHits:
         from pyspark.sql import DataFrame
 
         return DataFrame(self.java.storedSequences(column), spark)
+
+    def read_live_rows(self, spark: "SparkSession", table: JavaObject, columns: list[str]) -> "StoredRows":
+        """The batch keys' live rows with the stored values of ``columns`` (key columns first),
+        read by position from the hit data files on the executors (``KeyIndexRows``): ``columns``,
+        then ``_file`` and ``_pos``. The rows are read now (a failure raises here) and kept until
+        :meth:`StoredRows.release`."""
+        from pyspark.sql import DataFrame
+
+        read = self.java.readLiveRows(table, _joined(columns))
+        return StoredRows(DataFrame(read.frame(), spark), int(read.count()), read)
+
+    def read_live_rows_or_none(self, spark: "SparkSession", table: JavaObject, columns: list[str]) -> "StoredRows | None":
+        """:meth:`read_live_rows`, or None when the read fails in the JVM (a data file that is
+        not Parquet, or holds fewer rows than the index points at): the caller scans instead."""
+        from py4j.protocol import Py4JJavaError
+
+        from iceberg_doris.engine.iceberg_java import java_message
+
+        try:
+            return self.read_live_rows(spark, table, columns)
+        except Py4JJavaError as error:
+            log.warning("key index: reading the stored rows by position failed (%s); scanning the keys instead", java_message(error))
+            return None
+
+
+@dataclass
+class StoredRows:
+    """Stored rows read by position, persisted on the executors until :meth:`release`."""
+
+    frame: "DataFrame"
+    count: int
+    java: JavaObject
+    _released: bool = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self.java.release()
 
 
 def probe(

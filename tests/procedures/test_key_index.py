@@ -146,20 +146,20 @@ def test_a_tiny_cache_budget_evicts_and_stays_exact(spark, namespace, cold_index
     assert rows(spark, table) == [(k, v, 0) for k, v in sorted(expected.items())]
 
 
-def test_loads_the_index_cannot_decide_scan_and_say_why(spark, namespace, cold_index):
+def test_loads_merging_with_stored_rows_read_them_by_position(spark, namespace, cold_index):
     doris.create_table(
         spark, ddl=f"CREATE TABLE {namespace}.a (k INT NOT NULL, n BIGINT SUM) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
     )
     doris.load(spark, table=f"{namespace}.a", query="SELECT * FROM VALUES (1, 1), (2, 2) AS t(k, n)")
     summed = doris.load(spark, table=f"{namespace}.a", query="SELECT * FROM VALUES (1, 3) AS t(k, n)")[0]
-    assert key_index_summary(spark, f"{namespace}.a", summed.snapshot_id) == "scan: aggregate key table"
+    assert key_index_summary(spark, f"{namespace}.a", summed.snapshot_id) == "probed 1 files, built 1, 1 rows read by position"
     assert rows(spark, f"{namespace}.a") == [(1, 4), (2, 2)]
 
     # A NOT NULL value column: a winning delete's tombstone copies it from the stored row.
     table = unique_table(spark, namespace, "seq", properties='"function_column.sequence_col" = "s"', extra_columns=", w INT NOT NULL", buckets=1)
     doris.load(spark, table=table, query=values(["(1,'a',5,1)"], "k, v, s, w"))
     older = doris.load(spark, table=table, query=values(["(1,'old',4,2)"], "k, v, s, w"))[0]
-    assert key_index_summary(spark, table, older.snapshot_id) == "scan: the decision needs stored values besides the sequence"
+    assert key_index_summary(spark, table, older.snapshot_id) == "probed 1 files, built 1, 1 rows read by position"
     assert rows(spark, table) == [(1, "a", 5, 1)]
 
 

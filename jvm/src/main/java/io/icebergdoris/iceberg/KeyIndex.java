@@ -297,6 +297,40 @@ public final class KeyIndex {
     }
 
     /**
+     * The live rows of the batch's keys with the stored values of {@code joinedColumns} (the key
+     * columns first, then the columns the load merges with; current names), read by position from
+     * the hit data files on the executors ({@link KeyIndexRows}): the projected columns, then
+     * {@code _file} and {@code _pos}. Any key model, with or without a sequence column.
+     */
+    public KeyIndexRows.Read readLiveRows(Table table, String joinedColumns) {
+      List<KeyIndexRows.FileRows> files = new ArrayList<>();
+      for (FileHits file : hits.values()) {
+        if (!file.indexable || file.hitCount == 0) {
+          continue;
+        }
+        Roaring64NavigableMap positions = portable(file.upserts);
+        positions.or(portable(file.deletes));
+        for (long position : file.livePositions) {
+          positions.addLong(position);
+        }
+        if (!positions.isEmpty()) {
+          files.add(new KeyIndexRows.FileRows(file.location, positions.toArray()));
+        }
+      }
+      return KeyIndexRows.read(spark, table, files, joinedColumns);
+    }
+
+    private static Roaring64NavigableMap portable(byte[] serialized) {
+      Roaring64NavigableMap positions = new Roaring64NavigableMap();
+      try {
+        positions.deserializePortable(new java.io.DataInputStream(new java.io.ByteArrayInputStream(serialized)));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return positions;
+    }
+
+    /**
      * Sequence tables: per batch key, the largest sequence value over every stored version (keys,
      * then the value as the sequence column's Spark type); keys without one are absent.
      */

@@ -286,7 +286,7 @@ final class KeyIndexFiles {
   }
 
   /** Parquet's view of an Iceberg InputFile, to read the footer through the table's FileIO. */
-  private static final class ParquetInput implements org.apache.iceberg.shaded.org.apache.parquet.io.InputFile {
+  static final class ParquetInput implements org.apache.iceberg.shaded.org.apache.parquet.io.InputFile {
     private final InputFile file;
 
     ParquetInput(InputFile file) {

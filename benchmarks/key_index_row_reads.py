@@ -1,0 +1,116 @@
+"""Loads that merge with the stored rows: the key index (hits read by position) vs the scan.
+
+Two shapes, each on an N-row table (``doris.create_table``, v3) with a batch of ``--fraction`` of
+N (~91% existing keys, ~9% new):
+
+- ``aggregate SUM``: AGGREGATE KEY(k) with v1 BIGINT SUM, v2 DOUBLE MAX, s STRING REPLACE;
+- ``partial update``: UNIQUE KEY(k), a partial-column load of (k, v1) (v2 and s kept).
+
+Contenders, interleaved, each from the same base snapshot (rolled back between repetitions):
+``index`` (warm: entries in executor memory), ``index cold`` (executor cache cleared: entries read
+from their stored files) and ``scan`` (``spark.doris.keyIndex.enabled=false``). Rows are checked
+equal (digest) across contenders. Run from the repository root:
+
+    .venv/bin/python -m benchmarks.key_index_row_reads --scale 1000000 --reps 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+SHAPES = {
+    "aggregate SUM": ("k BIGINT NOT NULL, v1 BIGINT SUM, v2 DOUBLE MAX, s STRING REPLACE", "AGGREGATE KEY(k)", None),
+    "partial update": ("k BIGINT NOT NULL, v1 BIGINT, v2 DOUBLE, s STRING", "UNIQUE KEY(k)", "k, v1"),
+}
+
+
+def frame(spark, ids, version: int, columns: str | None):
+    from pyspark.sql import functions as F
+
+    key = F.col("id")
+    every = [key.alias("k"), (key * 3 + version).alias("v1"), (key / 7.0).alias("v2"), F.concat(F.lit(f"s{version}-"), key.cast("string")).alias("s")]
+    rows = ids.select(*every)
+    return rows.select(*[c.strip() for c in columns.split(",")]) if columns else rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=int, default=1_000_000)
+    parser.add_argument("--fraction", type=float, default=0.01)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--home", type=Path, default=Path("benchmarks/work/row_reads"))
+    args = parser.parse_args()
+
+    import iceberg_doris
+    from iceberg_doris import doris
+    from iceberg_doris.engine import key_index
+    from iceberg_doris.engine.iceberg_java import IcebergJava
+    from benchmarks.common import current_snapshot, digest, rollback
+
+    if args.home.exists():
+        shutil.rmtree(args.home)
+    spark = iceberg_doris.session(home=args.home.resolve())
+    iceberg = IcebergJava(spark)
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS rowreads")
+    n = args.scale
+    print(f"scale {n}, batch fraction {args.fraction}, reps {args.reps}, driver memory {spark.conf.get('spark.driver.memory', '1g (default)')}")
+    print("| shape | index (warm) | index cold (entries read) | scan | scan / index | scan / cold |")
+    print("|---|---|---|---|---|---|")
+    for shape in args.shapes.split(","):
+        ddl, keys, partial = SHAPES[shape]
+        slug = "".join(c for c in shape.lower() if c.isalnum())
+        base_path = str(args.home.resolve() / f"{slug}_base")
+        batch_path = str(args.home.resolve() / f"{slug}_batch")
+        frame(spark, spark.range(n), 0, None).write.mode("overwrite").parquet(base_path)
+        ids = spark.range(int(n * 1.1)).sample(False, args.fraction, seed=7)
+        frame(spark, ids, 1, partial).write.mode("overwrite").parquet(batch_path)
+        table = f"rowreads.{slug}"
+        doris.create_table(spark, ddl=f"CREATE TABLE {table} ({ddl}) {keys} DISTRIBUTED BY HASH(k) BUCKETS AUTO")
+        doris.load(spark, table=table, source=spark.read.parquet(base_path))
+        base = current_snapshot(spark, table)
+        options = {"columns": partial, "partial_columns": True} if partial else {}
+        summaries: dict[str, str] = {}
+
+        def run(mode: str) -> float:
+            spark.conf.set(key_index.ENABLED_CONF, "false" if mode == "scan" else "true")
+            if mode == "cold":
+                key_index.clear_cache(iceberg)
+            started = time.perf_counter()
+            result = doris.load(spark, table=table, source=spark.read.parquet(batch_path), **options)[0]
+            elapsed = time.perf_counter() - started
+            summary = spark.sql(f"SELECT summary['doris.key-index'] FROM {table}.snapshots WHERE snapshot_id = {result.snapshot_id}").collect()[0][0]
+            spark.conf.unset(key_index.ENABLED_CONF)
+            summaries.setdefault(mode, summary)
+            return elapsed
+
+        times: dict[str, list[float]] = {m: [] for m in ("index", "cold", "scan")}
+        run("index")  # warm-up: entries built and stored
+        rollback(spark, table, base)
+        found = {}
+        for rep in range(args.reps):
+            order = ["index", "cold", "scan"] if rep % 2 == 0 else ["scan", "cold", "index"]
+            for mode in order:
+                if mode == "index":
+                    run("index")  # entries of the base files in memory
+                    rollback(spark, table, base)
+                times[mode].append(run(mode))
+                if rep == 0:
+                    found[mode] = digest(spark.table(table), ["k", "v1", "v2", "s"], "k")
+                rollback(spark, table, base)
+        assert found["index"] == found["cold"] == found["scan"], (shape, found)
+        med = {m: statistics.median(v) for m, v in times.items()}
+        print(
+            f"| {shape} | {med['index']:.2f} s | {med['cold']:.2f} s | {med['scan']:.2f} s | "
+            f"{med['scan'] / med['index']:.2f}x | {med['scan'] / med['cold']:.2f}x |",
+            flush=True,
+        )
+        print(f"<!-- {shape}: summaries {summaries}; all times {times} -->", flush=True)
+
+
+if __name__ == "__main__":
+    main()

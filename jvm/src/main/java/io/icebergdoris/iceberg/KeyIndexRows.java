@@ -1,0 +1,276 @@
+package io.icebergdoris.iceberg;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SerializableTable;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.spark.data.SparkParquetReaders;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * The stored rows a key-index lookup found, read by position: for loads that merge the batch with
+ * the live rows (aggregate keys, partial-column updates, sequence tables whose decision needs
+ * stored values), the columns they need of exactly the hit rows, instead of scanning every
+ * candidate file's rows and joining them with the batch.
+ *
+ * <p>One Spark task per hit data file (or group of files) reads the file through the table's
+ * FileIO with the table's current schema, matched by Iceberg field id (files written before a
+ * rename hold old names; a column added since reads as NULL or its initial default, as a scan
+ * gives it), reads only the row groups that hold a hit position, and keeps the rows at the hit
+ * positions. The rows stay on the executors (persisted until {@link Read#release}); the read runs
+ * when it is made, so a failure shows there and the load can scan instead.
+ */
+public final class KeyIndexRows {
+  private KeyIndexRows() {}
+
+  /** One data file's hit positions (sorted, live in the looked-up snapshot). */
+  static final class FileRows implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final String location;
+    final long[] positions;
+
+    FileRows(String location, long[] positions) {
+      this.location = location;
+      this.positions = positions;
+    }
+  }
+
+  /** The rows read, as a DataFrame: the projected columns, then {@code _file} and {@code _pos}. */
+  public static final class Read {
+    private final Dataset<Row> frame;
+    private final JavaRDD<InternalRow> rows;
+    private final Broadcast<Table> table;
+    private final long count;
+
+    Read(Dataset<Row> frame, JavaRDD<InternalRow> rows, Broadcast<Table> table, long count) {
+      this.frame = frame;
+      this.rows = rows;
+      this.table = table;
+      this.count = count;
+    }
+
+    public Dataset<Row> frame() {
+      return frame;
+    }
+
+    /** Rows read (one per hit position). */
+    public long count() {
+      return count;
+    }
+
+    /** Drops the persisted rows; the frame is unusable afterwards. */
+    public void release() {
+      rows.unpersist(false);
+      table.destroy();
+    }
+  }
+
+  /**
+   * Reads the columns {@code joinedColumns} (current names, separated as {@link LiveFiles#SEPARATOR})
+   * of the rows at {@code files}' positions, one task per file or group of files, and waits for them.
+   */
+  static Read read(SparkSession spark, Table table, List<FileRows> files, String joinedColumns) {
+    List<Types.NestedField> fields = new ArrayList<>();
+    for (String name : joinedColumns.split(LiveFiles.SEPARATOR)) {
+      Types.NestedField field = table.schema().findField(name);
+      if (field == null) {
+        throw new IllegalArgumentException("no column " + name + " in " + table.name());
+      }
+      fields.add(field);
+    }
+    Schema projection = new Schema(fields);
+    StructType type = new StructType();
+    for (StructField field : SparkSchemaUtil.convert(projection).fields()) {
+      type = type.add(new StructField(field.name(), field.dataType(), true, Metadata.empty()));
+    }
+    type = type.add("_file", DataTypes.StringType, true).add("_pos", DataTypes.LongType, true);
+    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
+    JavaRDD<InternalRow> rows;
+    long count;
+    try {
+      int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
+      rows = context.parallelize(files, slices)
+          .flatMap(new RowsOfFile(serializable, projection))
+          .persist(StorageLevel.MEMORY_AND_DISK());
+      count = rows.count();
+    } catch (RuntimeException e) {
+      serializable.destroy();
+      throw e;
+    }
+    Dataset<Row> frame = spark.internalCreateDataFrame(rows.rdd(), type, false);
+    return new Read(frame, rows, serializable, count);
+  }
+
+  private static final class RowsOfFile implements FlatMapFunction<FileRows, InternalRow> {
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<Table> table;
+    private final Schema projection;
+
+    RowsOfFile(Broadcast<Table> table, Schema projection) {
+      this.table = table;
+      this.projection = projection;
+    }
+
+    @Override
+    public Iterator<InternalRow> call(FileRows file) {
+      return readAt(table.value(), projection, file).iterator();
+    }
+  }
+
+  /** The rows of {@code file} at its positions: the projected values, then location and position. */
+  static List<InternalRow> readAt(Table table, Schema projection, FileRows file) {
+    InputFile input = table.io().newInputFile(file.location);
+    List<BlockMetaData> groups;
+    try (ParquetFileReader footer = ParquetFileReader.open(new KeyIndexFiles.ParquetInput(input))) {
+      groups = footer.getFooter().getBlocks();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    String mappingJson = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+    NameMapping mapping = mappingJson != null ? nameMapping(mappingJson) : null;
+    DataType[] types = new DataType[projection.columns().size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = SparkSchemaUtil.convert(projection.columns().get(i).type());
+    }
+    UTF8String location = UTF8String.fromString(file.location);
+    long[] positions = file.positions;
+    List<InternalRow> result = new ArrayList<>(positions.length);
+    int next = 0; // the first position not yet read
+    long groupStart = 0; // the first row of group g
+    int g = 0;
+    while (g < groups.size() && next < positions.length) {
+      if (positions[next] >= groupStart + groups.get(g).getRowCount()) {
+        groupStart += groups.get(g).getRowCount(); // no hit in this row group: not read at all
+        g++;
+        continue;
+      }
+      // A run of consecutive row groups that each hold a hit: read as one split.
+      int first = g;
+      long runStart = groupStart;
+      while (g < groups.size() && next < positions.length && positions[next] < groupStart + groups.get(g).getRowCount()) {
+        groupStart += groups.get(g).getRowCount();
+        next = lowerBound(positions, next, groupStart);
+        g++;
+      }
+      long runRows = groupStart - runStart;
+      long start = groups.get(first).getStartingPos();
+      BlockMetaData last = groups.get(g - 1);
+      long end = last.getStartingPos() + last.getCompressedSize();
+      Parquet.ReadBuilder builder = Parquet.read(input)
+          .project(projection)
+          .split(start, end - start)
+          .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
+          .reuseContainers(); // most rows are not hits: only the hits' values are copied out
+      if (mapping != null) {
+        builder = builder.withNameMapping(mapping);
+      }
+      int at = lowerBound(positions, 0, runStart);
+      long position = runStart;
+      try (CloseableIterable<InternalRow> rows = builder.build()) {
+        for (InternalRow row : rows) {
+          if (at < positions.length && positions[at] == position) {
+            Object[] values = new Object[types.length + 2];
+            for (int c = 0; c < types.length; c++) {
+              values[c] = row.isNullAt(c) ? null : copied(row.get(c, types[c]));
+            }
+            values[types.length] = location;
+            values[types.length + 1] = position;
+            result.add(new GenericInternalRow(values));
+            at++;
+          }
+          position++;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      if (position - runStart != runRows) {
+        // The split did not select exactly these row groups: positions would be wrong.
+        throw new IllegalStateException("read " + (position - runStart) + " rows of row groups " + first + ".." + (g - 1)
+            + " of " + file.location + ", expected " + runRows);
+      }
+    }
+    if (result.size() != positions.length) {
+      throw new IllegalStateException(
+          file.location + " holds " + result.size() + " of the " + positions.length + " rows the key index points at");
+    }
+    return result;
+  }
+
+  /**
+   * The table's name mapping (files written without field ids). Reflection: the parser's signature
+   * names the runtime's relocated Jackson, which is not on the bridge's compile class path.
+   */
+  private static NameMapping nameMapping(String json) {
+    try {
+      return (NameMapping) NameMappingParser.class.getMethod("fromJson", String.class).invoke(null, json);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("could not read the table's name mapping", e);
+    }
+  }
+
+  /** Values the reader may reuse are copied (strings and nested values). */
+  private static Object copied(Object value) {
+    if (value instanceof UTF8String) {
+      return ((UTF8String) value).clone();
+    }
+    if (value instanceof InternalRow) {
+      return ((InternalRow) value).copy();
+    }
+    if (value instanceof org.apache.spark.sql.catalyst.util.ArrayData) {
+      return ((org.apache.spark.sql.catalyst.util.ArrayData) value).copy();
+    }
+    if (value instanceof org.apache.spark.sql.catalyst.util.MapData) {
+      return ((org.apache.spark.sql.catalyst.util.MapData) value).copy();
+    }
+    if (value instanceof byte[]) {
+      return ((byte[]) value).clone();
+    }
+    return value;
+  }
+
+  /** First index in [from, length) whose value is >= key. */
+  private static int lowerBound(long[] values, int from, long key) {
+    int low = from;
+    int high = values.length;
+    while (low < high) {
+      int middle = (low + high) >>> 1;
+      if (values[middle] < key) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  }
+}

@@ -1,0 +1,276 @@
+"""The key index for loads that merge with the stored rows: aggregate keys, partial-column updates
+and sequence tables whose tombstones copy NOT NULL values. The index finds the live rows'
+positions and only those rows are read, by position, from their data files; every load gives
+exactly the rows the scan gives (the same loads into a twin table with the index off), and the
+snapshot summary says the index decided."""
+
+from __future__ import annotations
+
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+from iceberg_doris import doris
+from iceberg_doris.engine import key_index
+from iceberg_doris.engine.iceberg_java import IcebergJava
+from iceberg_doris.errors import LoadError
+from tests.procedures.test_key_index_keys import entry_files, rows
+from tests.procedures.test_keyed_loads import readers_agree
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture
+def cold_index(spark):
+    """No cached entries; loads leave their new files' entries to the first lookup."""
+    key_index.clear_cache(IcebergJava(spark))
+    spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "false")
+    yield
+    spark.conf.unset(key_index.BUILD_ON_LOAD_CONF)
+    spark.conf.unset(key_index.ENABLED_CONF)
+
+
+def summary_of(spark, table: str, snapshot_id: int) -> str | None:
+    summary = spark.sql(f"SELECT summary FROM {table}.snapshots WHERE snapshot_id = {snapshot_id}").collect()[0][0]
+    return summary.get("doris.key-index")
+
+
+def twins(spark, namespace: str, columns: str, tail: str) -> tuple[str, str]:
+    """Two tables made by the same Doris DDL: one loaded with the index, one with the scan."""
+    tables = []
+    for name in ("indexed", "scanned"):
+        doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.{name} ({columns}) {tail}")
+        tables.append(f"{namespace}.{name}")
+    return tables[0], tables[1]
+
+
+def load_both(spark, tables: tuple[str, str], query: str, **options):
+    """The same load into both twins; the indexed one's summary must say the index decided (once
+    the table holds rows). Returns both results."""
+    indexed, scanned = tables
+    had_rows = spark.table(indexed).limit(1).count() > 0
+    first = doris.load(spark, table=indexed, query=query, **options)[0]
+    spark.conf.set(key_index.ENABLED_CONF, "false")
+    try:
+        second = doris.load(spark, table=scanned, query=query, **options)[0]
+    finally:
+        spark.conf.unset(key_index.ENABLED_CONF)
+    assert summary_of(spark, scanned, second.snapshot_id) is None
+    if had_rows:
+        summary = summary_of(spark, indexed, first.snapshot_id)
+        assert summary is not None and summary.startswith("probed ") and summary.endswith(" rows read by position"), summary
+    assert (first.loaded_rows, first.deleted_rows) == (second.loaded_rows, second.deleted_rows)
+    assert rows(spark, indexed) == rows(spark, scanned)
+    return first, second
+
+
+def literal(value) -> str:
+    if value is None:
+        return "NULL"
+    return f"'{value}'" if isinstance(value, str) else str(value)
+
+
+def query_of(batch: list[tuple], columns: str, types: dict[str, str] | None = None) -> str:
+    """A VALUES query; ``types`` casts columns that may be all NULL in a batch."""
+    names = [c.strip() for c in columns.split(",")]
+    body = ", ".join("(" + ", ".join(literal(v) for v in row) + ")" for row in batch)
+    selected = ", ".join(f"CAST({n} AS {types[n]}) AS {n}" if types and n in types else n for n in names)
+    return f"SELECT {selected} FROM VALUES {body} AS t({columns})"
+
+
+AGGREGATE_COLUMNS = "k INT NOT NULL, total BIGINT SUM, high INT MAX, last STRING REPLACE, kept STRING REPLACE_IF_NOT_NULL"
+AGGREGATE_TYPES = {"total": "BIGINT", "high": "INT", "last": "STRING", "kept": "STRING"}
+
+
+def aggregate_batch(generator: random.Random, number: int, keys: int = 60, size: int = 25) -> list[tuple]:
+    # Keys repeat within a batch (aggregated before the merge); values NULL now and then.
+    chosen = generator.choices(range(keys), k=size)
+    return [
+        (
+            key,
+            None if generator.random() < 0.1 else generator.randrange(-50, 50),
+            None if generator.random() < 0.1 else generator.randrange(1000),
+            f"r{number}-{key}",
+            None if generator.random() < 0.4 else f"n{number}-{key}",
+        )
+        for key in chosen
+    ]
+
+
+@pytest.mark.parametrize("format_version", ["3", "2"])
+def test_aggregate_loads_read_stored_rows_by_position(spark, namespace, cold_index, format_version):
+    tables = twins(
+        spark, namespace, AGGREGATE_COLUMNS,
+        f'AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("format-version" = "{format_version}")',
+    )
+    generator = random.Random(21)
+    for number in range(6):
+        load_both(spark, tables, query_of(aggregate_batch(generator, number), "k, total, high, last, kept", AGGREGATE_TYPES))
+    delete_kind = spark.sql(f"SELECT DISTINCT content, file_format FROM {tables[0]}.delete_files").collect()
+    assert [tuple(r) for r in delete_kind] == ([(1, "PUFFIN")] if format_version == "3" else [(1, "PARQUET")])
+    assert len(rows(spark, tables[0])) > 30
+
+
+def test_partial_updates_read_the_unsupplied_columns_by_position(spark, namespace, cold_index):
+    tables = twins(spark, namespace, "k INT NOT NULL, a INT, b STRING, c INT", "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    generator = random.Random(5)
+    load_both(spark, tables, query_of([(k, k, f"b{k}", -k) for k in range(40)], "k, a, b, c"))
+    for number in range(5):
+        keys = generator.sample(range(60), 20)  # some keys new: their unsupplied columns are NULL
+        if number % 2:
+            batch, columns = [(k, number * 100 + k) for k in keys], "k, a"
+        else:
+            batch, columns = [(k, f"b{number}-{k}", generator.randrange(9)) for k in keys], "k, b, c"
+        load_both(spark, tables, query_of(batch, columns), columns=columns, partial_columns=True)
+    assert len(rows(spark, tables[0])) > 40
+
+
+def test_strict_partial_updates_agree_and_refuse_new_keys_alike(spark, namespace, cold_index):
+    tables = twins(spark, namespace, "k INT NOT NULL, a INT, b STRING", "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    load_both(spark, tables, query_of([(k, k, f"b{k}") for k in range(30)], "k, a, b"))
+    generator = random.Random(8)
+    for number in range(3):
+        batch = [(k, 1000 * number + k) for k in generator.sample(range(30), 12)]
+        load_both(spark, tables, query_of(batch, "k, a"), columns="k, a", partial_columns=True, strict_mode=True)
+    messages = []
+    for index in (True, False):
+        spark.conf.set(key_index.ENABLED_CONF, str(index).lower())
+        try:
+            with pytest.raises(LoadError) as refused:
+                doris.load(spark, table=tables[0 if index else 1], query=query_of([(3, 1), (99, 2)], "k, a"), columns="k, a",
+                           partial_columns=True, strict_mode=True)
+        finally:
+            spark.conf.unset(key_index.ENABLED_CONF)
+        messages.append(str(refused.value).replace(tables[0 if index else 1], "<table>"))
+    assert messages[0] == messages[1] and "strict mode" in messages[0]
+    assert rows(spark, tables[0]) == rows(spark, tables[1])  # nothing committed by either
+
+
+def test_partial_updates_of_a_sequence_table(spark, namespace, cold_index):
+    tables = twins(
+        spark, namespace, "k INT NOT NULL, a INT, b STRING, s INT",
+        'UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("function_column.sequence_col" = "s")',
+    )
+    load_both(spark, tables, query_of([(k, k, f"b{k}", 5) for k in range(40)], "k, a, b, s"))
+    generator = random.Random(3)
+    for number in range(5):
+        keys = generator.sample(range(50), 18)
+        if number % 2:
+            # The sequence column not supplied: each row keeps its stored sequence value.
+            batch, columns = [(k, f"b{number}-{k}") for k in keys], "k, b"
+        else:
+            batch, columns = [(k, number * 100 + k, generator.randrange(3, 9)) for k in keys], "k, a, s"
+        load_both(spark, tables, query_of(batch, columns), columns=columns, partial_columns=True)
+
+
+def test_sequence_table_with_a_not_null_column_and_deletes(spark, namespace, py_catalog, cold_index):
+    tables = twins(
+        spark, namespace, "k INT NOT NULL, v STRING, d INT, s INT, w INT NOT NULL",
+        'UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("function_column.sequence_col" = "s")',
+    )
+    generator = random.Random(11)
+    deleted = 0
+    for number in range(6):
+        batch = []
+        for key in generator.sample(range(40), 20):
+            delete = 1 if number and generator.random() < 0.35 else 0
+            # Out-of-order sequence values with ties.
+            batch.append((key, f"v{number}-{key}", delete, generator.randrange(6), generator.randrange(100)))
+        indexed, _ = load_both(spark, tables, query_of(batch, "k, v, d, s, w"), merge_type="MERGE", delete_on="d = 1")
+        deleted += indexed.deleted_rows
+    assert deleted > 0
+    tombstones = spark.sql(f"SELECT count(*) FROM {tables[0]}.data_files").collect()[0][0]
+    assert tombstones > 6  # tombstone files were written besides each load's rows
+    assert readers_agree(spark, py_catalog, tables[0]) == rows(spark, tables[1])
+
+
+def test_renamed_and_added_columns_are_read_by_field_id(spark, namespace, cold_index):
+    tables = twins(spark, namespace, AGGREGATE_COLUMNS, "AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    generator = random.Random(2)
+    columns = "k, total, high, last, kept"
+    for number in range(2):
+        load_both(spark, tables, query_of(aggregate_batch(generator, number, keys=30), columns, AGGREGATE_TYPES))
+    for table in tables:
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN total TO amount")
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN kept TO note")
+        spark.sql(f"ALTER TABLE {table} ADD COLUMN extra INT")  # no aggregation: REPLACE
+    columns = "k, amount, high, last, note, extra"
+    types = {"amount": "BIGINT", "high": "INT", "last": "STRING", "note": "STRING", "extra": "INT"}
+    for number in range(2, 5):
+        batch = [row + (None if generator.random() < 0.5 else number,) for row in aggregate_batch(generator, number, keys=30)]
+        load_both(spark, tables, query_of(batch, columns, types))
+    # Old files hold total/kept under their old names and no extra: the merged rows kept their values.
+    assert [f.name for f in spark.table(tables[0]).schema.fields] == ["k", "amount", "high", "last", "note", "extra"]
+    assert spark.sql(f"SELECT count(*) FROM {tables[0]} WHERE amount IS NOT NULL").collect()[0][0] > 20
+
+
+def test_partial_updates_keep_renamed_and_added_columns(spark, namespace, cold_index):
+    tables = twins(spark, namespace, "k INT NOT NULL, a INT, b STRING", "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    load_both(spark, tables, query_of([(k, k * 10, f"b{k}") for k in range(6)], "k, a, b"))
+    for table in tables:
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN a TO amount")
+        spark.sql(f"ALTER TABLE {table} ADD COLUMN c INT")
+    # Kept: amount (stored as a in the old file) and c (not in the old file at all: NULL).
+    load_both(spark, tables, query_of([(1, "x"), (2, "y")], "k, b"), columns="k, b", partial_columns=True)
+    load_both(spark, tables, query_of([(2, 7), (3, 8)], "k, c"), columns="k, c", partial_columns=True)
+    assert rows(spark, tables[0]) == [
+        (0, 0, "b0", None), (1, 10, "x", None), (2, 20, "y", 7), (3, 30, "b3", 8), (4, 40, "b4", None), (5, 50, "b5", None)
+    ]
+
+
+def test_many_row_groups_are_read_by_position(spark, namespace, cold_index):
+    """Files of many row groups: only the row groups holding a hit are read, and positions count
+    across the skipped ones."""
+    import pyarrow.parquet as pq
+
+    tables = twins(spark, namespace, AGGREGATE_COLUMNS, "AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    for table in tables:
+        spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('write.parquet.row-group-size-bytes' = '2048')")
+    base = f"SELECT CAST(id AS INT) AS k, id AS total, CAST(id % 7 AS INT) AS high, 'r' || id AS last, CAST(NULL AS STRING) AS kept FROM range(3000)"
+    load_both(spark, tables, base)
+    files = [r[0] for r in spark.sql(f"SELECT file_path FROM {tables[0]}.data_files").collect()]
+    assert max(pq.ParquetFile(f.removeprefix("file:")).num_row_groups for f in files) > 5
+    generator = random.Random(4)
+    for number in range(3):
+        batch = aggregate_batch(generator, number, keys=3000, size=15)  # a few rows in a few row groups
+        batch += [(2999, 1, 1, "last row", None), (0, 1, 1, "first row", "n")]
+        load_both(spark, tables, query_of(batch, "k, total, high, last, kept", AGGREGATE_TYPES))
+
+
+def test_a_corrupt_or_missing_entry_still_gives_the_right_rows(spark, namespace, cold_index, caplog):
+    tables = twins(spark, namespace, AGGREGATE_COLUMNS, "AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    generator = random.Random(9)
+    columns = "k, total, high, last, kept"
+    for number in range(2):
+        load_both(spark, tables, query_of(aggregate_batch(generator, number), columns, AGGREGATE_TYPES))
+    stored = entry_files(spark, tables[0])
+    assert stored
+    for entry in stored:
+        data = entry.read_bytes()
+        entry.write_bytes(data[: len(data) // 3] + bytes(b ^ 0x5A for b in data[len(data) // 3:len(data) // 3 + 16]) + data[len(data) // 3 + 16:])
+    key_index.clear_cache(IcebergJava(spark))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        indexed, _ = load_both(spark, tables, query_of(aggregate_batch(generator, 2), columns, AGGREGATE_TYPES))
+    assert any("stored entry rejected" in r.getMessage() for r in caplog.records)
+    assert " built 0" not in summary_of(spark, tables[0], indexed.snapshot_id)
+    for entry in entry_files(spark, tables[0]):
+        Path(entry).unlink()
+    key_index.clear_cache(IcebergJava(spark))
+    indexed, _ = load_both(spark, tables, query_of(aggregate_batch(generator, 3), columns, AGGREGATE_TYPES))
+    assert " built 0" not in summary_of(spark, tables[0], indexed.snapshot_id)
+
+
+def test_what_the_index_cannot_decide_still_scans_and_says_why(spark, namespace, cold_index):
+    """A data file that is not Parquet (plain Spark wrote ORC): the probe cannot read it, the load scans."""
+    table = f"{namespace}.orc"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, n BIGINT SUM) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 1), (2, 2) AS t(k, n)")
+    spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('write.format.default' = 'orc')")
+    spark.sql(f"INSERT INTO {table} VALUES (4, 5)")
+    spark.sql(f"ALTER TABLE {table} UNSET TBLPROPERTIES ('write.format.default')")
+    summed = doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 3), (4, 3), (5, 1) AS t(k, n)")[0]
+    assert summary_of(spark, table, summed.snapshot_id) == "scan: the probe failed"
+    assert rows(spark, table) == [(1, 4), (2, 2), (4, 8), (5, 1)]
