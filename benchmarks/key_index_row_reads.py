@@ -8,8 +8,11 @@ N (~91% existing keys, ~9% new):
 
 Contenders, interleaved, each from the same base snapshot (rolled back between repetitions):
 ``index`` (warm: entries in executor memory), ``index cold`` (executor cache cleared: entries read
-from their stored files) and ``scan`` (``spark.doris.keyIndex.enabled=false``). Rows are checked
-equal (digest) across contenders. Run from the repository root:
+from their stored files), ``scan`` (``spark.doris.keyIndex.enabled=false``) and Spark's ``MERGE
+INTO`` on a plain Iceberg v3 merge-on-read table of the same rows, written to do what the Doris
+load does (aggregate: ``v1 = t.v1 + s.v1, v2 = greatest(t.v2, s.v2), s = s.s``; partial update:
+``v1 = s.v1``, new keys inserted with NULLs). Rows are checked equal (digest) across all
+contenders. Run from the repository root:
 
     .venv/bin/python -m benchmarks.key_index_row_reads --scale 1000000 --reps 3
 """
@@ -22,6 +25,14 @@ import statistics
 import time
 from pathlib import Path
 
+MERGES = {
+    "aggregate SUM": (
+        "WHEN MATCHED THEN UPDATE SET v1 = t.v1 + s.v1, v2 = greatest(t.v2, s.v2), s = s.s WHEN NOT MATCHED THEN INSERT *"
+    ),
+    "partial update": (
+        "WHEN MATCHED THEN UPDATE SET v1 = s.v1 WHEN NOT MATCHED THEN INSERT (k, v1, v2, s) VALUES (s.k, s.v1, NULL, NULL)"
+    ),
+}
 SHAPES = {
     "aggregate SUM": ("k BIGINT NOT NULL, v1 BIGINT SUM, v2 DOUBLE MAX, s STRING REPLACE", "AGGREGATE KEY(k)", None),
     "partial update": ("k BIGINT NOT NULL, v1 BIGINT, v2 DOUBLE, s STRING", "UNIQUE KEY(k)", "k, v1"),
@@ -59,8 +70,8 @@ def main() -> None:
     spark.sql("CREATE NAMESPACE IF NOT EXISTS rowreads")
     n = args.scale
     print(f"scale {n}, batch fraction {args.fraction}, reps {args.reps}, driver memory {spark.conf.get('spark.driver.memory', '1g (default)')}")
-    print("| shape | index (warm) | index cold (entries read) | scan | scan / index | scan / cold |")
-    print("|---|---|---|---|---|---|")
+    print("| shape | index (warm) | index cold (entries read) | scan | MERGE INTO MoR | scan / index | MERGE / index | MERGE / cold |")
+    print("|---|---|---|---|---|---|---|---|")
     for shape in args.shapes.split(","):
         ddl, keys, partial = SHAPES[shape]
         slug = "".join(c for c in shape.lower() if c.isalnum())
@@ -72,6 +83,13 @@ def main() -> None:
         table = f"rowreads.{slug}"
         doris.create_table(spark, ddl=f"CREATE TABLE {table} ({ddl}) {keys} DISTRIBUTED BY HASH(k) BUCKETS AUTO")
         doris.load(spark, table=table, source=spark.read.parquet(base_path))
+        mor = f"rowreads.{slug}_mor"
+        spark.sql(
+            f"CREATE TABLE {mor} (k BIGINT, v1 BIGINT, v2 DOUBLE, s STRING) USING iceberg TBLPROPERTIES ('format-version'='3', "
+            "'write.merge.mode'='merge-on-read', 'write.update.mode'='merge-on-read', 'write.delete.mode'='merge-on-read')"
+        )
+        spark.read.parquet(base_path).writeTo(mor).append()
+        mor_base = current_snapshot(spark, mor)
         base = current_snapshot(spark, table)
         options = {"columns": partial, "partial_columns": True} if partial else {}
         summaries: dict[str, str] = {}
@@ -88,13 +106,25 @@ def main() -> None:
             summaries.setdefault(mode, summary)
             return elapsed
 
-        times: dict[str, list[float]] = {m: [] for m in ("index", "cold", "scan")}
+        def run_merge() -> float:
+            spark.read.parquet(batch_path).createOrReplaceTempView("row_reads_src")
+            started = time.perf_counter()
+            spark.sql(f"MERGE INTO {mor} t USING row_reads_src s ON t.k = s.k {MERGES[shape]}").collect()
+            return time.perf_counter() - started
+
+        times: dict[str, list[float]] = {m: [] for m in ("index", "cold", "scan", "merge")}
         run("index")  # warm-up: entries built and stored
         rollback(spark, table, base)
         found = {}
         for rep in range(args.reps):
-            order = ["index", "cold", "scan"] if rep % 2 == 0 else ["scan", "cold", "index"]
+            order = ["index", "cold", "scan", "merge"] if rep % 2 == 0 else ["merge", "scan", "cold", "index"]
             for mode in order:
+                if mode == "merge":
+                    times[mode].append(run_merge())
+                    if rep == 0:
+                        found[mode] = digest(spark.table(mor), ["k", "v1", "v2", "s"], "k")
+                    rollback(spark, mor, mor_base)
+                    continue
                 if mode == "index":
                     run("index")  # entries of the base files in memory
                     rollback(spark, table, base)
@@ -102,11 +132,11 @@ def main() -> None:
                 if rep == 0:
                     found[mode] = digest(spark.table(table), ["k", "v1", "v2", "s"], "k")
                 rollback(spark, table, base)
-        assert found["index"] == found["cold"] == found["scan"], (shape, found)
+        assert found["index"] == found["cold"] == found["scan"] == found["merge"], (shape, found)
         med = {m: statistics.median(v) for m, v in times.items()}
         print(
-            f"| {shape} | {med['index']:.2f} s | {med['cold']:.2f} s | {med['scan']:.2f} s | "
-            f"{med['scan'] / med['index']:.2f}x | {med['scan'] / med['cold']:.2f}x |",
+            f"| {shape} | {med['index']:.2f} s | {med['cold']:.2f} s | {med['scan']:.2f} s | {med['merge']:.2f} s | "
+            f"{med['scan'] / med['index']:.2f}x | {med['merge'] / med['index']:.2f}x | {med['merge'] / med['cold']:.2f}x |",
             flush=True,
         )
         print(f"<!-- {shape}: summaries {summaries}; all times {times} -->", flush=True)
