@@ -16,20 +16,10 @@ from iceberg_doris import doris
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.errors import LoadError
-from tests.procedures.test_key_index_keys import entry_files, rows
+from tests.procedures.test_key_index_keys import cold_index, entry_files, rows  # noqa: F401 - cold_index is a fixture
 from tests.procedures.test_keyed_loads import readers_agree
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture
-def cold_index(spark):
-    """No cached entries; loads leave their new files' entries to the first lookup."""
-    key_index.clear_cache(IcebergJava(spark))
-    spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "false")
-    yield
-    spark.conf.unset(key_index.BUILD_ON_LOAD_CONF)
-    spark.conf.unset(key_index.ENABLED_CONF)
 
 
 def summary_of(spark, table: str, snapshot_id: int) -> str | None:

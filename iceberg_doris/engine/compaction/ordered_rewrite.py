@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pyroaring import BitMap64
 
 from iceberg_doris.engine.compaction.carry_over import POSITION_DELETES, positions
+from iceberg_doris.engine.compaction.rowid_map import RowidMap, mapping_incomplete
 from iceberg_doris.engine.file_bytes import read_file_range, write_file
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.errors import CommitConflictError
@@ -72,10 +73,7 @@ class SegmentMap:
         when a position is not one the rewrite copied."""
         converted = self.find(spark, deleted)
         if converted is None:
-            raise CommitConflictError(
-                f"Cannot compact: its rowid mapping at {self.location} does not hold every row deleted while it "
-                "ran (was the folder removed?); nothing was committed. Run it again."
-            )
+            raise mapping_incomplete(self.location)
         return converted
 
     def find(self, spark: object, old_positions: Mapping[str, BitMap64]) -> dict[str, BitMap64] | None:
@@ -97,8 +95,6 @@ class SegmentMap:
 
     def discard(self, spark: object) -> None:
         """Removes the mapping's folder (best effort, as :meth:`RowidMap.discard`)."""
-        from iceberg_doris.engine.compaction.rowid_map import RowidMap
-
         RowidMap(self.location, self.rows).discard(spark)  # type: ignore[arg-type]
 
 

@@ -73,10 +73,7 @@ class RowidMap:
             # Every position deleted since the start was live then, so the mapping holds it; one
             # missing means the mapping is damaged (its folder removed by hand or by a cleanup
             # with a cutoff younger than the compaction): carrying over part would lose deletes.
-            raise CommitConflictError(
-                f"Cannot compact: its rowid mapping at {self.location} does not hold every row deleted while it "
-                "ran (was the folder removed?); nothing was committed. Run it again."
-            )
+            raise mapping_incomplete(self.location)
         return converted
 
     def find(self, spark: "SparkSession", positions: Mapping[str, BitMap64]) -> dict[str, BitMap64] | None:
@@ -112,6 +109,14 @@ class RowidMap:
             path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(path, True)
         except Exception as error:  # noqa: BLE001 - never fail a compaction over its scratch folder
             log.warning("could not remove the compaction mapping %s: %s", self.location, error)
+
+
+def mapping_incomplete(location: str) -> CommitConflictError:
+    """The error of a compaction whose mapping misses a row deleted while it ran."""
+    return CommitConflictError(
+        f"Cannot compact: its rowid mapping at {location} does not hold every row deleted while it "
+        "ran (was the folder removed?); nothing was committed. Run it again."
+    )
 
 
 def new_mapping_location(table: JavaObject) -> str:

@@ -180,7 +180,7 @@ public final class KeyIndexRows {
       long runStart = groupStart;
       while (g < groups.size() && next < positions.length && positions[next] < groupStart + groups.get(g).getRowCount()) {
         groupStart += groups.get(g).getRowCount();
-        next = lowerBound(positions, next, groupStart);
+        next = KeyIndex.lowerBound(positions, next, positions.length, groupStart);
         g++;
       }
       long runRows = groupStart - runStart;
@@ -195,7 +195,7 @@ public final class KeyIndexRows {
       if (mapping != null) {
         builder = builder.withNameMapping(mapping);
       }
-      int at = lowerBound(positions, 0, runStart);
+      int at = KeyIndex.lowerBound(positions, 0, positions.length, runStart);
       long position = runStart;
       try (CloseableIterable<InternalRow> rows = builder.build()) {
         for (InternalRow row : rows) {
@@ -257,20 +257,5 @@ public final class KeyIndexRows {
       return ((byte[]) value).clone();
     }
     return value;
-  }
-
-  /** First index in [from, length) whose value is >= key. */
-  private static int lowerBound(long[] values, int from, long key) {
-    int low = from;
-    int high = values.length;
-    while (low < high) {
-      int middle = (low + high) >>> 1;
-      if (values[middle] < key) {
-        low = middle + 1;
-      } else {
-        high = middle;
-      }
-    }
-    return low;
   }
 }
