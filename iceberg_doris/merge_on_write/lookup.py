@@ -143,7 +143,10 @@ def look_up(
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
         live, stored = lookup.decide_rows
         try:
-            marks, staged, tombstone_files = _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=upserts is None)
+            marks, staged, tombstone_files = _decide_and_stage(
+                handle, table, batch, shape, live, stored, stage_upserts=upserts is None,
+                marks=lookup.marks if lookup.marks_known else None,
+            )
         finally:
             lookup.release()
         upserts = staged if upserts is None else upserts
@@ -223,15 +226,20 @@ def _decide_and_stage(
     stored: "DataFrame | None",
     *,
     stage_upserts: bool,
+    marks: plan.ReplacedPositions | None = None,
 ) -> tuple[plan.ReplacedPositions, list[JavaObject], list[JavaObject]]:
     """Which versions win (:func:`plan.decide`) given the batch keys' live rows and stored sequence
-    values, found by the scan or by the index; stages the new rows and tombstones."""
+    values, found by the scan or by the index; stages the new rows and tombstones. ``marks``:
+    the replaced positions when already known (every version wins), else gathered from the decision."""
     iceberg = handle.iceberg
-    decided = plan.decide(batch, live, stored, shape).cache()
+    decided = plan.decide(batch, live, stored, shape)
+    # Read more than once (checks, marks, rows, tombstones) unless only the new rows are written.
+    reused = marks is None or bool(shape.sequence_column) or partial_check_needed(shape)
+    decided = decided.cache() if reused else decided
     try:
-        if shape.partial:
+        if partial_check_needed(shape):
             check_partial_new_keys(handle, decided, shape)
-        marks = plan.replaced_positions(decided)
+        marks = marks if marks is not None else plan.replaced_positions(decided)
         upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table) if stage_upserts else []
         tombstone_files = []
         if shape.sequence_column and marks.any_delete_wins:
@@ -258,6 +266,7 @@ class IndexedLookup:
     # stored sequence values or None) for it; None when the hits are the replaced positions.
     decide_rows: "tuple[DataFrame, DataFrame | None] | None" = None
     stored_rows: key_index.StoredRows | None = None  # the live rows read by position, kept until released
+    marks_known: bool = False  # decide_rows given, yet marks are already what the decision replaces
 
     def release(self) -> None:
         if self.stored_rows is not None:
@@ -367,18 +376,27 @@ def lookup_with_index(
         return f"{len(hits.unindexable)} file(s) hold NULL keys"
     spark = iceberg.spark
     stored = hits.stored_sequences(spark, plan.MAX_SEQUENCE) if shape.sequence_column else None
+    undecided = plan.ReplacedPositions({}, 0, any_delete_wins=False)
     if merges_stored_rows(shape):
         columns = list(shape.keys) + plan.live_columns_needed(shape)
         read = hits.read_live_rows_or_none(spark, table, columns)
         if read is None:
             return "reading the stored rows by position failed"
         live = read.frame.toDF(*shape.keys, *[plan.LIVE + c for c in columns[len(shape.keys):]], plan.FILE, plan.POSITION)
-        return IndexedLookup(plan.ReplacedPositions({}, 0, any_delete_wins=False), hits, (live, stored), read)
+        # Without a sequence column every version of the batch wins: the hits are what it
+        # replaces, known without a Spark job over the decision.
+        marks = undecided if shape.sequence_column else _hit_positions(hits)
+        return IndexedLookup(marks, hits, (live, stored), read, marks_known=not shape.sequence_column)
     if shape.sequence_column:
-        return IndexedLookup(plan.ReplacedPositions({}, 0, any_delete_wins=False), hits, (hits.live_rows(spark), stored))
+        return IndexedLookup(undecided, hits, (hits.live_rows(spark), stored))
+    return IndexedLookup(_hit_positions(hits), hits)
+
+
+def _hit_positions(hits: key_index.IndexHits) -> plan.ReplacedPositions:
+    """The live rows of the batch's keys, all replaced (upserted or deleted)."""
     by_file = {location: hits.upserts[location] | hits.deletes[location] for location in hits.upserts}
     deleted_rows = sum(len(positions) for positions in hits.deletes.values())
-    return IndexedLookup(plan.ReplacedPositions(by_file, deleted_rows, any_delete_wins=False), hits)
+    return plan.ReplacedPositions(by_file, deleted_rows, any_delete_wins=False)
 
 
 def merges_stored_rows(shape: plan.KeyedLoadShape) -> bool:
@@ -437,10 +455,7 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
     """Doris's partial-update rules for keys the table does not hold yet."""
     from iceberg_doris.errors import LoadError
 
-    unmentioned = [
-        c.name for c in shape.model.loadable_columns
-        if c.name not in shape.supplied and not c.nullable and c.default is None
-    ]
+    unmentioned = _required_unmentioned(shape)
     if not unmentioned and not shape.strict:
         return
     if plan.new_keys(decided).limit(1).count() == 0:
@@ -451,6 +466,19 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
             f"that {handle.name.qualified} already holds; nothing was committed"
         )
     raise LoadError(f"the unmentioned column `{unmentioned[0]}` should have default value or be nullable")
+
+
+def partial_check_needed(shape: plan.KeyedLoadShape) -> bool:
+    """Whether :func:`check_partial_new_keys` looks at the decision (strict mode, or a column the
+    load leaves out that new keys could not fill)."""
+    return shape.partial and (shape.strict or bool(_required_unmentioned(shape)))
+
+
+def _required_unmentioned(shape: plan.KeyedLoadShape) -> list[str]:
+    return [
+        c.name for c in shape.model.loadable_columns
+        if c.name not in shape.supplied and not c.nullable and c.default is None
+    ]
 
 
 def touched_predicate(partitions: Any, names: list[str], temporary: bool) -> Predicate:
