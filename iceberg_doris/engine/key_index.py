@@ -159,6 +159,21 @@ class IndexHits:
 
         return DataFrame(self.java.liveRows(), spark)
 
+    def decide_by_sequence(self, spark: "SparkSession") -> "SequenceDecision":
+        """Sequence tables, full-row loads: which versions win, decided from the index's own
+        sequence values (``KeyIndex.Lookup.decideBySequence``), with no Spark job."""
+        from pyspark.sql import DataFrame
+
+        decision = self.java.decideBySequence()
+        locations = split_locations(str(decision.locations()))
+        bitmaps = _bitmaps(bytes(decision.positions()), 2 * len(locations))
+        by_file = {location: up | down for location, up, down in zip(locations, bitmaps[0::2], bitmaps[1::2])}
+        losing = decision.losingKeys()
+        return SequenceDecision(
+            by_file, int(decision.deletedRows()), bool(decision.anyDeleteWins()),
+            DataFrame(losing, spark) if losing is not None else None,
+        )
+
     def stored_sequences(self, spark: "SparkSession", column: str) -> "DataFrame":
         """Sequence tables: per batch key, the largest stored sequence value (key columns, ``column``)."""
         from pyspark.sql import DataFrame
@@ -254,6 +269,16 @@ def _bitmaps(blob: bytes, count: int) -> list[BitMap64]:
     if offset != len(blob):
         raise ValueError(f"key index: {len(blob) - offset} unread bytes after {count} bitmaps")
     return result
+
+
+@dataclass(frozen=True)
+class SequenceDecision:
+    """Which versions of a sequence table's batch win, decided by the index."""
+
+    replaced: dict[str, BitMap64]  # data file -> live positions the winners replace
+    deleted_rows: int  # of those, rows winning deletes remove
+    any_delete_wins: bool  # a tombstone is written
+    losing_keys: "DataFrame | None"  # key columns of the versions that lose; None: every version wins
 
 
 @dataclass

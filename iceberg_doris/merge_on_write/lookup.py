@@ -134,11 +134,14 @@ def look_up(
     if fallback is not None:
         summary |= {snapshot_summary.KEY_INDEX: f"scan: {fallback}"}
     tombstone_files: list[JavaObject] = []
-    if lookup is not None and lookup.decide_rows is None:
+    if lookup is not None and lookup.decided:
         marks = lookup.marks
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
+        decided = plan.without_live_rows(batch, losing_keys=lookup.losing_keys, keys=shape.keys)
         if upserts is None:
-            upserts = stage_data_files(iceberg, handle.name, plan.new_rows(plan.without_live_rows(batch), shape), table=table)
+            upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table)
+        if marks.any_delete_wins:
+            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape), table=table)
     elif lookup is not None:
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
         live, stored = lookup.decide_rows
@@ -267,6 +270,9 @@ class IndexedLookup:
     decide_rows: "tuple[DataFrame, DataFrame | None] | None" = None
     stored_rows: key_index.StoredRows | None = None  # the live rows read by position, kept until released
     marks_known: bool = False  # decide_rows given, yet marks are already what the decision replaces
+    # Decided by the index, no decide_rows: every version wins but those of losing_keys (sequence tables).
+    decided: bool = False
+    losing_keys: "DataFrame | None" = None
 
     def release(self) -> None:
         if self.stored_rows is not None:
@@ -375,8 +381,13 @@ def lookup_with_index(
         log.info("key index: %d file(s) hold NULL keys; scanning the keys instead", len(hits.unindexable))
         return f"{len(hits.unindexable)} file(s) hold NULL keys"
     spark = iceberg.spark
-    stored = hits.stored_sequences(spark, plan.MAX_SEQUENCE) if shape.sequence_column else None
     undecided = plan.ReplacedPositions({}, 0, any_delete_wins=False)
+    if shape.sequence_column and not merges_stored_rows(shape):
+        # The index holds every stored version's sequence value: it decides the winners itself.
+        decision = hits.decide_by_sequence(spark)
+        marks = plan.ReplacedPositions(decision.replaced, decision.deleted_rows, decision.any_delete_wins)
+        return IndexedLookup(marks, hits, losing_keys=decision.losing_keys, decided=True)
+    stored = hits.stored_sequences(spark, plan.MAX_SEQUENCE) if shape.sequence_column else None
     if merges_stored_rows(shape):
         columns = list(shape.keys) + plan.live_columns_needed(shape)
         read = hits.read_live_rows_or_none(spark, table, columns)
@@ -387,9 +398,7 @@ def lookup_with_index(
         # replaces, known without a Spark job over the decision.
         marks = undecided if shape.sequence_column else _hit_positions(hits)
         return IndexedLookup(marks, hits, (live, stored), read, marks_known=not shape.sequence_column)
-    if shape.sequence_column:
-        return IndexedLookup(undecided, hits, (hits.live_rows(spark), stored))
-    return IndexedLookup(_hit_positions(hits), hits)
+    return IndexedLookup(_hit_positions(hits), hits, decided=True)
 
 
 def _hit_positions(hits: key_index.IndexHits) -> plan.ReplacedPositions:

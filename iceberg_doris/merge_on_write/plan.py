@@ -257,12 +257,20 @@ def overwrite_rows(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[
     return resolved
 
 
-def without_live_rows(batch: "DataFrame") -> "DataFrame":
-    """The batch shaped as ``decide``'s output when no stored value matters (unique keys, full
-    rows, no sequence column): every version wins and none reads a live row."""
+def without_live_rows(
+    batch: "DataFrame", *, losing_keys: "DataFrame | None" = None, keys: tuple[str, ...] = ()
+) -> "DataFrame":
+    """The batch shaped as ``decide``'s output when no stored value matters (full rows, the
+    winners already known): every version wins but those whose key is in ``losing_keys`` (the key
+    columns ``keys``; a sequence table's versions older than a stored one), and none reads a live row."""
     from pyspark.sql import functions as F
 
-    return batch.withColumn(FILE, F.lit(None).cast("string")).withColumn(WINS, F.lit(True))
+    shaped = batch.withColumn(FILE, F.lit(None).cast("string"))
+    if losing_keys is None:
+        return shaped.withColumn(WINS, F.lit(True))
+    lost = losing_keys.select(*[_q(k) for k in keys]).withColumn("__doris_lost", F.lit(True))
+    joined = shaped.join(F.broadcast(lost), list(keys), "left")
+    return joined.withColumn(WINS, F.col("__doris_lost").isNull()).drop("__doris_lost")
 
 
 def new_keys(decided: "DataFrame") -> "DataFrame":

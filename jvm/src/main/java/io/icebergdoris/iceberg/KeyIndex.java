@@ -155,6 +155,48 @@ public final class KeyIndex {
     }
   }
 
+  /** Which versions of a sequence table's batch win ({@link Lookup#decideBySequence}). */
+  public static final class SequenceDecision {
+    private final String locations;
+    private final byte[] positions;
+    private final long deletedRows;
+    private final boolean anyDeleteWins;
+    private final Dataset<Row> losingKeys;
+
+    SequenceDecision(String locations, byte[] positions, long deletedRows, boolean anyDeleteWins, Dataset<Row> losingKeys) {
+      this.locations = locations;
+      this.positions = positions;
+      this.deletedRows = deletedRows;
+      this.anyDeleteWins = anyDeleteWins;
+      this.losingKeys = losingKeys;
+    }
+
+    /** Files with live rows the winners replace, joined by {@link LiveFiles#SEPARATOR}. */
+    public String locations() {
+      return locations;
+    }
+
+    /** Per file of {@link #locations()}: upserted then deleted positions, as {@link Lookup#positionsOfHits()}. */
+    public byte[] positions() {
+      return positions;
+    }
+
+    /** Live rows that winning deletes remove. */
+    public long deletedRows() {
+      return deletedRows;
+    }
+
+    /** Whether a delete wins (its tombstone is written). */
+    public boolean anyDeleteWins() {
+      return anyDeleteWins;
+    }
+
+    /** The keys whose batch version loses (key columns), or null when every version wins. */
+    public Dataset<Row> losingKeys() {
+      return losingKeys;
+    }
+  }
+
   /** What probing one data file found. */
   public static final class FileHits implements Serializable {
     private static final long serialVersionUID = 2L;
@@ -328,6 +370,71 @@ public final class KeyIndex {
         throw new UncheckedIOException(e);
       }
       return positions;
+    }
+
+    /**
+     * Sequence tables, full-row loads of one version per key: which versions win, decided from the
+     * index alone as {@code plan.decide} decides it (Doris's rule): a version applies when no
+     * stored version of its key has a sequence value, or when its own is not NULL and at least the
+     * largest stored one (deleted versions and tombstones included). The winners' live rows are
+     * the positions to delete; the losers are handed back as keys, so the batch is filtered
+     * without a join when every version wins (the usual CDC stream).
+     */
+    public SequenceDecision decideBySequence() {
+      int count = batch.count();
+      long[] largest = new long[count];
+      boolean[] stored = new boolean[count];
+      for (FileHits file : hits.values()) {
+        for (int i = 0; i < file.storedKeys.length; i++) {
+          int key = file.storedKeys[i];
+          if (!stored[key] || file.storedSequences[i] > largest[key]) {
+            largest[key] = file.storedSequences[i];
+            stored[key] = true;
+          }
+        }
+      }
+      boolean[] wins = new boolean[count];
+      List<Row> losers = new ArrayList<>();
+      boolean anyDeleteWins = false;
+      for (int key = 0; key < count; key++) {
+        wins[key] = !stored[key] || (!batch.nullSequences[key] && batch.sequences[key] >= largest[key]);
+        if (!wins[key]) {
+          losers.add(batch.keyRow(key));
+        } else if (batch.deletes[key] == 1) {
+          anyDeleteWins = true;
+        }
+      }
+      List<String> locations = new ArrayList<>();
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      long deletedRows = 0;
+      try (DataOutputStream out = new DataOutputStream(bytes)) {
+        for (FileHits file : hits.values()) {
+          Positions upserts = new Positions();
+          Positions deletes = new Positions();
+          for (int i = 0; i < file.liveKeys.length; i++) {
+            int key = file.liveKeys[i];
+            if (wins[key]) {
+              (batch.deletes[key] == 1 ? deletes : upserts).add(file.livePositions[i]);
+            }
+          }
+          long marked = upserts.values.getLongCardinality() + deletes.values.getLongCardinality();
+          if (marked == 0) {
+            continue;
+          }
+          deletedRows += deletes.values.getLongCardinality();
+          locations.add(file.location);
+          byte[] upserted = upserts.portableRoaring();
+          byte[] deleted = deletes.portableRoaring();
+          out.writeInt(upserted.length);
+          out.write(upserted);
+          out.writeInt(deleted.length);
+          out.write(deleted);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      Dataset<Row> losing = losers.isEmpty() ? null : spark.createDataFrame(losers, batch.keyType);
+      return new SequenceDecision(String.join(LiveFiles.SEPARATOR, locations), bytes.toByteArray(), deletedRows, anyDeleteWins, losing);
     }
 
     /**
