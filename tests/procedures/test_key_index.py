@@ -181,3 +181,22 @@ def test_positions_of_every_roaring_container_kind_reach_the_deletion_vectors(sp
     ]
     loaded = py_catalog.load_table(table).scan(row_filter="v = 'new'").to_arrow()
     assert sorted(loaded.column("k").to_pylist()) == changed
+
+
+def test_files_imported_without_field_ids_are_indexed_by_column_name(spark, namespace, py_catalog, tmp_path, cold_index):
+    # add_files imports a Parquet file whose columns carry no Iceberg field ids and come in another
+    # order than the table's; the table's name mapping says which is which. An entry built by
+    # position took v for the key: key 2 was found nowhere and stored twice.
+    table = f"{namespace}.imported"
+    spark.sql(
+        f"CREATE TABLE {table} (k BIGINT NOT NULL, v BIGINT) USING iceberg TBLPROPERTIES ('format-version'='3', "
+        "'doris.keys-model'='UNIQUE', 'doris.key-columns'='k', 'doris.merge-on-write'='true')"
+    )
+    source = str(tmp_path / "plain")
+    spark.sql("SELECT id * 1000 + 7 AS v, id AS k FROM range(5)").coalesce(1).write.parquet(source)
+    catalog = spark.conf.get("spark.sql.defaultCatalog")
+    spark.sql(f"CALL {catalog}.system.add_files(table => '{table}', source_table => '`parquet`.`{source}`')").collect()
+    [result] = doris.load(spark, table=table, query="SELECT 2L AS k, 99L AS v")
+    assert readers_agree(spark, py_catalog, table) == [(0, 7), (1, 1007), (2, 99), (3, 3007), (4, 4007)]
+    summary = spark.sql(f"SELECT summary FROM {table}.snapshots WHERE snapshot_id = {result.snapshot_id}").collect()[0][0]
+    assert summary["doris.key-index"].startswith("probed 1 files, built 1")

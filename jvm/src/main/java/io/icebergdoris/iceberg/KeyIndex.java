@@ -17,6 +17,7 @@ import java.util.concurrent.FutureTask;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.SerializableTable;
+import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
@@ -501,13 +502,15 @@ public final class KeyIndex {
     final Types.NestedField sequence; // null without a sequence column
     final String layoutHash;
     final boolean persist;
+    final NameMapping names; // the table's name mapping (files without field ids), or null
 
-    Layout(KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence, boolean persist) {
+    Layout(KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence, boolean persist, NameMapping names, String namesText) {
       this.codec = codec;
       this.keys = keys;
       this.sequence = sequence;
-      this.layoutHash = KeyIndexFiles.layoutHash(codec, sequence);
+      this.layoutHash = KeyIndexFiles.layoutHash(codec, sequence, namesText);
       this.persist = persist;
+      this.names = names;
     }
   }
 
@@ -536,7 +539,7 @@ public final class KeyIndex {
         throw new IllegalArgumentException("The key index keeps integer, DATE or DATETIME sequence values, not " + sequence.type());
       }
     }
-    return new Layout(KeyCodec.of(keys), keys, sequence, persist);
+    return new Layout(KeyCodec.of(keys), keys, sequence, persist, NameMappings.of(table), NameMappings.text(table));
   }
 
   /**
@@ -832,7 +835,7 @@ public final class KeyIndex {
       }
     }
     if (entry == null) {
-      entry = KeyIndexEntry.build(files.io(), file.location, layout.codec, layout.keys, layout.sequence);
+      entry = KeyIndexEntry.build(files.io(), file.location, layout.codec, layout.keys, layout.sequence, layout.names);
       if (entry == null) {
         return new Found(null, Source.BUILT, rejected, null);
       }

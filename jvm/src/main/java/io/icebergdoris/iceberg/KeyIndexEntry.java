@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.spark.data.SparkParquetReaders;
 import org.apache.iceberg.types.Types;
@@ -63,7 +64,8 @@ final class KeyIndexEntry {
    * Reads the key columns (and the sequence column, when {@code sequence} is given) of one data
    * file by Iceberg field id and sorts them; null if some key is NULL (the index cannot cover it).
    */
-  static KeyIndexEntry build(FileIO io, String location, KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence) {
+  static KeyIndexEntry build(
+      FileIO io, String location, KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence, NameMapping names) {
     List<Types.NestedField> columns = new ArrayList<>(keys);
     if (sequence != null) {
       columns.add(sequence);
@@ -77,12 +79,14 @@ final class KeyIndexEntry {
     boolean[] nullSequences = sequence != null ? new boolean[1 << 14] : null;
     KeyCodec.Kind sequenceKind = sequence != null ? KeyCodec.kind(sequence.type()) : null;
     int count = 0;
-    try (CloseableIterable<InternalRow> rows =
-        Parquet.read(io.newInputFile(location))
-            .project(projection)
-            .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
-            .reuseContainers()
-            .build()) {
+    Parquet.ReadBuilder read = Parquet.read(io.newInputFile(location))
+        .project(projection)
+        .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
+        .reuseContainers();
+    if (names != null) {
+      read = read.withNameMapping(names); // files without field ids: by name, not by position
+    }
+    try (CloseableIterable<InternalRow> rows = read.build()) {
       for (InternalRow row : rows) {
         if (codec.anyNull(row)) {
           return null;

@@ -84,8 +84,13 @@ final class KeyIndexFiles {
     return sha256(dataLocation + "\n" + sizeInBytes + "\n" + recordCount).substring(0, 40);
   }
 
-  static String layoutHash(KeyCodec codec, Types.NestedField sequence) {
+  static String layoutHash(KeyCodec codec, Types.NestedField sequence, String nameMapping) {
     String layout = "format=" + FORMAT + ";key=" + codec.description() + ";seq=" + (sequence == null ? "" : sequence.fieldId() + ":" + sequence.type());
+    if (!nameMapping.isEmpty()) {
+      // Files without field ids are read through the mapping: another mapping, other entries.
+      // (Entries stored before the mapping was honoured are not found under this name either.)
+      layout += ";names=" + sha256(nameMapping);
+    }
     return sha256(layout).substring(0, 16);
   }
 

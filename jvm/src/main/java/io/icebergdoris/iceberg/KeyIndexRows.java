@@ -9,11 +9,9 @@ import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.mapping.NameMapping;
-import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -157,8 +155,7 @@ public final class KeyIndexRows {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    String mappingJson = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
-    NameMapping mapping = mappingJson != null ? nameMapping(mappingJson) : null;
+    NameMapping mapping = NameMappings.of(table);
     DataType[] types = new DataType[projection.columns().size()];
     for (int i = 0; i < types.length; i++) {
       types[i] = SparkSchemaUtil.convert(projection.columns().get(i).type());
@@ -225,18 +222,6 @@ public final class KeyIndexRows {
           file.location + " holds " + result.size() + " of the " + positions.length + " rows the key index points at");
     }
     return result;
-  }
-
-  /**
-   * The table's name mapping (files written without field ids). Reflection: the parser's signature
-   * names the runtime's relocated Jackson, which is not on the bridge's compile class path.
-   */
-  private static NameMapping nameMapping(String json) {
-    try {
-      return (NameMapping) NameMappingParser.class.getMethod("fromJson", String.class).invoke(null, json);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("could not read the table's name mapping", e);
-    }
   }
 
   /** Values the reader may reuse are copied (strings and nested values). */

@@ -28,7 +28,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.mapping.NameMapping;
-import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.SparkUtil;
@@ -150,26 +149,9 @@ public final class OrderedRewrite {
     Broadcast<Table> serializable = context.broadcast(SerializableTable.copyOf(table));
     try {
       String operation = UUID.randomUUID().toString();
-      return context.parallelize(groups, groups.size()).map(new CopyGroup(serializable, operation, nameMapping(table))).collect();
+      return context.parallelize(groups, groups.size()).map(new CopyGroup(serializable, operation, NameMappings.of(table))).collect();
     } finally {
       serializable.destroy();
-    }
-  }
-
-  /**
-   * The table's default name mapping (files written without field ids), or null. Parsed by
-   * reflection: the overload resolution of {@code NameMappingParser.fromJson} needs the relocated
-   * Jackson classes, which are not on the bridge's compile classpath.
-   */
-  private static NameMapping nameMapping(Table table) {
-    String json = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
-    if (json == null) {
-      return null;
-    }
-    try {
-      return (NameMapping) NameMappingParser.class.getMethod("fromJson", String.class).invoke(null, json);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot read the table's name mapping " + TableProperties.DEFAULT_NAME_MAPPING, e);
     }
   }
 
