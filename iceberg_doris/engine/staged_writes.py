@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 STAGE_OPTION = "rewritten-file-scan-task-set-id"
 DISTRIBUTION_OPTION = "distribution-mode"  # Iceberg's per-write override of write.distribution-mode
 LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
+HASH_WRITE_MAX_BYTES_CONF = "spark.doris.load.hashWriteMaxBytes"
+DEFAULT_HASH_WRITE_MAX_BYTES = 16 * 1024 * 1024
 
 
 def stage_data_files(
@@ -36,13 +38,19 @@ def stage_data_files(
     ``table``: the table as the caller already loaded it (else it is loaded here); only its format
     version and identity are used, so any recent load serves.
 
-    ``clustered``: on a partitioned table, send each Iceberg partition's rows to one task (hash
-    distribution) instead of range-distributing by the sort order, which samples the rows in an
-    extra pass first; each file is still sorted by the table's sort order."""
+    ``clustered``: on a partitioned table whose rows are small (Spark's estimate of ``frame`` under
+    ``spark.doris.load.hashWriteMaxBytes``, default 16 MiB), send each Iceberg partition's rows to
+    one task (hash distribution) instead of range-distributing by the sort order, which samples
+    the rows in an extra pass first. Larger writes range-distribute all the same: hashing a few
+    partition values onto a few tasks collides (3 of a ``bucket(4, k)`` table's 4 buckets landed
+    in one task, so one core wrote 75% of a 10M-row load: 1.54x of ``INSERT INTO`` against 1.16x
+    range-distributed). Either way each file is sorted by the table's sort order, and one
+    partition's files hold disjoint ranges of it."""
     from pyspark.sql import functions as F
 
     if table is None:
         table = iceberg.load_table(name)
+    clustered = clustered and bool(table.spec().isPartitioned()) and small_write(frame)
     if int(table.operations().current().formatVersion()) >= 3:
         frame = frame.select("*", *[F.lit(None).cast("long").alias(c) for c in LINEAGE_COLUMNS])
     file_set_id = f"doris-{uuid.uuid4().hex}"
@@ -50,9 +58,29 @@ def stage_data_files(
         # The DataFrameWriter (v1) route: Iceberg's source resolves the table with the option set,
         # which DataFrameWriterV2 does not (its column check would refuse the lineage columns).
         writer = frame.write.format("iceberg").option(STAGE_OPTION, file_set_id)
-        if clustered and bool(table.spec().isPartitioned()):
+        if clustered:
             writer = writer.option(DISTRIBUTION_OPTION, "hash")
         writer.mode("append").save(name.sql)
     finally:
         files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
     return files
+
+
+def small_write(frame: "DataFrame") -> bool:
+    """Whether Spark estimates ``frame`` under ``spark.doris.load.hashWriteMaxBytes``; an unknown
+    estimate (rows from Python objects) is not small."""
+    spark = frame.sparkSession
+    text = str(spark.conf.get(HASH_WRITE_MAX_BYTES_CONF, str(DEFAULT_HASH_WRITE_MAX_BYTES))).strip()
+    try:
+        limit = int(text)
+    except ValueError:
+        from iceberg_doris.errors import DorisError
+
+        raise DorisError(f"{HASH_WRITE_MAX_BYTES_CONF} must be a whole number of bytes, not {text!r}") from None
+    if limit <= 0:
+        return False
+    try:
+        estimate = int(frame._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
+    except Exception:  # no estimate: range-distribute, which is balanced whatever the rows
+        return False
+    return estimate < limit

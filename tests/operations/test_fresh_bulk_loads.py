@@ -109,3 +109,49 @@ def test_composite_keys_in_range_partitions_and_a_sequence_column(spark, namespa
     assert sorted(tuple(r.values()) for r in loaded.scan().to_arrow().to_pylist()) == seen
     assert sorted(tuple(r) for r in duckdb_reader.read_rows(loaded.metadata_location, "*", order_by="1, 2")) == seen
     assert len(seen) == 200
+
+
+@pytest.fixture
+def range_distributed_writes(spark):
+    """Every staged write range-distributed (as large loads are) and not coalesced into one task,
+    so one partition's rows reach several files."""
+    settings = {
+        "spark.doris.load.hashWriteMaxBytes": "0",
+        "spark.sql.adaptive.coalescePartitions.enabled": "false",
+        "spark.sql.shuffle.partitions": "4",
+    }
+    before = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    yield
+    for key, value in before.items():
+        if value is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, value)
+
+
+def test_range_distributed_loads_split_a_partition_into_disjoint_files_and_stay_one_pass(
+    spark, namespace, py_catalog, phases, range_distributed_writes
+):
+    table = unique_table(spark, namespace, buckets=1)
+    query = "SELECT CAST(id * 7 AS INT) AS k, CAST(id AS STRING) AS v, 1 AS s FROM range(4000)"
+    result = doris.load(spark, table=table, query=query)[0]
+    assert result.loaded_rows == 4000
+    assert "check" not in phases_of(phases, table)  # the split files' key ranges are disjoint
+    ranges = spark.sql(f"SELECT lower_bounds, upper_bounds FROM {table}.data_files").collect()
+    assert len(ranges) > 1  # one bucket, several files
+    assert len(entry_files(spark, table)) == len(ranges)
+    rows = readers_agree(spark, py_catalog, table)
+    assert len(rows) == 4000 and rows[:2] == [(0, "0", 1), (7, "1", 1)]
+
+
+def test_range_distributed_loads_still_find_a_repeated_key(spark, namespace, py_catalog, phases, range_distributed_writes):
+    table = unique_table(spark, namespace, buckets=1)
+    # Key 7 twice (ids 1 and 4000): ranges hold equal keys in one task, so one file shows the repeat.
+    query = "SELECT CAST(CASE WHEN id = 4000 THEN 7 ELSE id * 7 END AS INT) AS k, CAST(id AS STRING) AS v, 1 AS s FROM range(4001)"
+    result = doris.load(spark, table=table, query=query)[0]
+    assert result.loaded_rows == 4001
+    assert "check" in phases_of(phases, table)  # fell back to the usual path
+    rows = readers_agree(spark, py_catalog, table)
+    assert len(rows) == 4000 and (7, "4000", 1) in rows
