@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap64
 
+from iceberg_doris.engine import spark_settings
 from iceberg_doris.engine.file_sets import file_location
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, split_locations
 
@@ -83,13 +84,7 @@ def indexable_type(spark_type: str) -> bool:
 
 
 def max_rows(spark: "SparkSession") -> int:
-    value = str(spark.conf.get(MAX_ROWS_CONF, str(DEFAULT_MAX_ROWS))).strip()
-    try:
-        return max(0, int(value))
-    except ValueError:
-        from iceberg_doris.errors import DorisError
-
-        raise DorisError(f"{MAX_ROWS_CONF} must be a whole number of rows, not {value!r}") from None
+    return max(0, spark_settings.whole_number(spark, MAX_ROWS_CONF, DEFAULT_MAX_ROWS, "rows"))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
+from iceberg_doris.engine import spark_settings
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.engine.table_names import TableName
 
@@ -69,14 +70,7 @@ def stage_data_files(
 def small_write(frame: "DataFrame") -> bool:
     """Whether Spark estimates ``frame`` under ``spark.doris.load.hashWriteMaxBytes``; an unknown
     estimate (rows from Python objects) is not small."""
-    spark = frame.sparkSession
-    text = str(spark.conf.get(HASH_WRITE_MAX_BYTES_CONF, str(DEFAULT_HASH_WRITE_MAX_BYTES))).strip()
-    try:
-        limit = int(text)
-    except ValueError:
-        from iceberg_doris.errors import DorisError
-
-        raise DorisError(f"{HASH_WRITE_MAX_BYTES_CONF} must be a whole number of bytes, not {text!r}") from None
+    limit = spark_settings.whole_number(frame.sparkSession, HASH_WRITE_MAX_BYTES_CONF, DEFAULT_HASH_WRITE_MAX_BYTES, "bytes")
     if limit <= 0:
         return False
     try:
