@@ -12,7 +12,7 @@ import pytest
 from iceberg_doris import doris
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_java import IcebergJava
-from iceberg_doris.errors import DorisError
+from iceberg_doris.errors import ConfigurationError
 from iceberg_doris.progress import LOGGER_NAME
 from tests.concurrency import readers_agree, unique_table, values
 from tests.procedures.test_key_index_keys import entry_files, summary_of
@@ -162,7 +162,7 @@ def test_a_bad_hash_write_limit_is_refused_with_the_setting_named(spark, namespa
     table = unique_table(spark, namespace)
     spark.conf.set("spark.doris.load.hashWriteMaxBytes", "16MB")
     try:
-        with pytest.raises(DorisError, match=r"spark\.doris\.load\.hashWriteMaxBytes must be a whole number of bytes, not '16MB'"):
+        with pytest.raises(ConfigurationError, match=r"spark\.doris\.load\.hashWriteMaxBytes must be a whole number of bytes, not '16MB'"):
             doris.load(spark, table=table, query=values(["(1,'a',1)"]))
     finally:
         spark.conf.unset("spark.doris.load.hashWriteMaxBytes")
