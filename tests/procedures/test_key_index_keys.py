@@ -244,6 +244,39 @@ def _swap_positions(data: bytes) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+def test_stored_entries_keep_an_integer_key_as_longs_and_other_keys_encoded(spark, namespace, cold_index, caplog):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kinds = {"n": ("k BIGINT NOT NULL", ["(30, 3, 0)", "(-10, 1, 0)", "(20, 2, 0)"], pa.int64()),
+             "s": ("k VARCHAR(10) NOT NULL", ["('c', 3, 0)", "('a', 1, 0)", "('b', 2, 0)"], pa.binary())}
+    stored = {}
+    for name, (key, batch, key_type) in kinds.items():
+        table = f"{namespace}.{name}"
+        doris.create_table(spark, ddl=f"CREATE TABLE {table} ({key}, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+        load(spark, table, batch, "k, v, d", index=True)
+        load(spark, table, batch[:1], "k, v, d", index=True)  # the first lookup stores the entry
+        (entry,) = entry_files(spark, table)
+        stored[name] = (entry, pq.read_table(entry))
+        assert stored[name][1].schema.field("key").type == key_type
+        assert stored[name][1].column("key").to_pylist() == sorted(stored[name][1].column("key").to_pylist())
+        assert sorted(stored[name][1].column("pos").to_pylist()) == [0, 1, 2]
+    assert stored["n"][1].column("key").to_pylist() == [-10, 20, 30]
+
+    # The integer entry rewritten with its keys as bytes, under its own checksum: not this format.
+    entry, rows_of_entry = stored["n"]
+    checksum = pq.ParquetFile(entry).metadata.metadata
+    as_bytes = rows_of_entry.set_column(0, "key", pa.array([v.to_bytes(8, "big", signed=True) for v in [-10, 20, 30]], pa.binary()))
+    pq.write_table(as_bytes.replace_schema_metadata(checksum), entry)
+    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)  # else Hadoop's own file checksum rejects it first
+    key_index.clear_cache(IcebergJava(spark))
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        result = load(spark, f"{namespace}.n", ["(20, 200, 0)", "(40, 4, 0)"], "k, v, d", index=True)
+    assert any("stored entry rejected" in r.getMessage() and "column key" in r.getMessage() for r in caplog.records)
+    assert summary_of(spark, f"{namespace}.n", result.snapshot_id) == "probed 2 files, built 2"
+    assert rows(spark, f"{namespace}.n") == [(-10, 1, 0), (20, 200, 0), (30, 3, 0), (40, 4, 0)]
+
+
 def test_cleanup_removes_entries_of_unreferenced_data_files(spark, namespace, cold_index):
     import datetime as dt
 

@@ -55,7 +55,7 @@ final class KeyIndexEntry {
     return Math.max(positions.length, total / 12);
   }
 
-  /** The key at {@code index} as the bytes an entry file stores. */
+  /** The key at {@code index} as its order-preserving encoding (8 bytes for an integer key). */
   byte[] keyBytes(int index) {
     return longs != null ? KeyCodec.longBytes(longs[index]) : bytes[index];
   }
