@@ -151,6 +151,13 @@ def test_sequence_rule_with_out_of_order_loads(spark, namespace, cold_index):
     last = load(spark, table, ["('b','null',0,NULL)", "('c','c2',0,NULL)", "('a','back',0,DATE'2024-01-10')"], columns, index=True)
     assert summary_of(spark, table, last.snapshot_id).startswith("probed ")
     assert rows(spark, table) == [("a", "back", 0, _date(10)), ("b", "b2", 0, _date(5)), ("c", "c2", 0, None)]
+    # Stored entries keep NULL sequence values: read back by a cold executor, they decide the same.
+    spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "true")  # this load stores its new file's entry too
+    load(spark, table, ["('c','c2',0,NULL)"], columns, index=True)
+    key_index.clear_cache(IcebergJava(spark))
+    cold = load(spark, table, ["('c','c3',0,NULL)", "('b','b3',0,DATE'2024-01-04')"], columns, index=True)
+    assert ", built 0, read " in summary_of(spark, table, cold.snapshot_id)
+    assert rows(spark, table) == [("a", "back", 0, _date(10)), ("b", "b2", 0, _date(5)), ("c", "c3", 0, None)]
 
 
 def _date(day: int):
