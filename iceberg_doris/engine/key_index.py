@@ -10,9 +10,9 @@ encoded order-preservingly and concatenated, as Doris encodes its keys (``KeyCod
 integer-like column is compared as a plain long.
 
 Entries are derived data, one immutable Parquet file per data file under
-``<table location>/_doris_key_index/`` (``KeyIndexFiles``: sorted rows of key bytes, position and
-sequence value, named by a hash of the data file's location, size and record count and of the key
-layout). A probe uses the copy in its executor's memory, else reads the stored file, else builds
+``<table location>/_doris_key_index/`` (``KeyIndexFiles``: sorted rows of key (a long for one
+integer-like column, else the encoded bytes), position and sequence value, named by a hash of the
+data file's location, size and record count and of the key layout and entry format). A probe uses the copy in its executor's memory, else reads the stored file, else builds
 the entry from the data file and stores it. Data files never change, so an entry can never be
 stale; its positions are physical (deleted rows included) and a probe drops those the file's delete
 files mark in the looked-up snapshot. A stored entry that fails its checks (checksum, row count,
