@@ -264,10 +264,11 @@ def test_stored_entries_keep_an_integer_key_as_longs_and_other_keys_encoded(spar
         load(spark, table, batch, "k, v, d", index=True)
         load(spark, table, batch[:1], "k, v, d", index=True)  # the first lookup stores the entry
         (entry,) = entry_files(spark, table)
-        stored[name] = (entry, pq.read_table(entry))
-        assert stored[name][1].schema.field("key").type == key_type
-        assert stored[name][1].column("key").to_pylist() == sorted(stored[name][1].column("key").to_pylist())
-        assert sorted(stored[name][1].column("pos").to_pylist()) == [0, 1, 2]
+        entry_rows = pq.read_table(entry)
+        stored[name] = (entry, entry_rows)
+        assert entry_rows.schema.field("key").type == key_type
+        assert entry_rows.column("key").to_pylist() == sorted(entry_rows.column("key").to_pylist())
+        assert sorted(entry_rows.column("pos").to_pylist()) == [0, 1, 2]
     assert stored["n"][1].column("key").to_pylist() == [-10, 20, 30]
 
     # The integer entry rewritten with its keys as bytes, under its own checksum: not this format.
