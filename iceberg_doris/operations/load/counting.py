@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.engine.group_counts import count_groups
 from iceberg_doris.engine.iceberg_tables import table_location
 from iceberg_doris.engine.safe_paths import child_location
 from iceberg_doris.engine.table_names import quote_identifier
@@ -136,8 +137,12 @@ def count_rows(
     from pyspark.sql import functions as F
 
     grouping = [STATUS_COLUMN, PARTITION_COLUMN] + ([AUTO_KEY_COLUMN] if routed.auto_keys else [])
-    aggregates = [F.count(F.lit(1)).alias("count")] + (key_aggregates(keyed, distinct) if keyed is not None else [])
-    grouped = frame.groupBy(*grouping).agg(*aggregates).collect()
+    if keyed is not None and distinct:
+        # Counting distinct keys needs a shuffle of every key: Spark's aggregate.
+        aggregates = [F.count(F.lit(1)).alias("count")] + key_aggregates(keyed)
+        grouped = [row.asDict() for row in frame.groupBy(*grouping).agg(*aggregates).collect()]
+    else:
+        grouped = counted_groups(frame, grouping, keyed)
     counts: dict[str, int] = {}
     for row in grouped:
         counts[row[STATUS_COLUMN]] = counts.get(row[STATUS_COLUMN], 0) + row["count"]
@@ -154,14 +159,25 @@ def count_rows(
     return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched), keys=facts)
 
 
-def key_aggregates(keyed: KeyedLoadShape, distinct: bool = True) -> list["Column"]:
-    """Per group: distinct keys (``distinct``), the first key column's range, whether a row deletes."""
+def counted_groups(frame: "DataFrame", grouping: list[str], keyed: KeyedLoadShape | None) -> list[dict[str, Any]]:
+    """The groups :func:`count_rows` reads, counted in one Spark job (no distinct keys)."""
+    if keyed is None:
+        return count_groups(frame, grouping)
+    groups = count_groups(frame, grouping, keyed.keys[0], DELETE)
+    return [
+        {**{c: g[c] for c in grouping}, "count": g["count"], "__distinct": None, "__low": g["low"],
+         "__high": g["high"], "__deletes": g["flag"]}
+        for g in groups
+    ]
+
+
+def key_aggregates(keyed: KeyedLoadShape) -> list["Column"]:
+    """Per group: distinct keys, the first key column's range, whether a row deletes."""
     from pyspark.sql import functions as F
 
     keys = [F.col(quote_identifier(k)) for k in keyed.keys]
-    counted = F.countDistinct(F.struct(*keys)) if distinct else F.lit(None).cast("bigint")
     return [
-        counted.alias("__distinct"),
+        F.countDistinct(F.struct(*keys)).alias("__distinct"),
         F.min(keys[0]).alias("__low"),
         F.max(keys[0]).alias("__high"),
         F.max(F.col(DELETE).cast("int")).alias("__deletes"),
