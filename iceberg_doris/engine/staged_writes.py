@@ -27,31 +27,35 @@ if TYPE_CHECKING:
 STAGE_OPTION = "rewritten-file-scan-task-set-id"
 DISTRIBUTION_OPTION = "distribution-mode"  # Iceberg's per-write override of write.distribution-mode
 LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
-HASH_WRITE_MAX_BYTES_CONF = "spark.doris.load.hashWriteMaxBytes"
-DEFAULT_HASH_WRITE_MAX_BYTES = 16 * 1024 * 1024
+SMALL_WRITE_MAX_BYTES_CONF = "spark.doris.load.smallWriteMaxBytes"
+DEFAULT_SMALL_WRITE_MAX_BYTES = 16 * 1024 * 1024
 
 
 def stage_data_files(
     iceberg: IcebergJava, name: TableName, frame: "DataFrame", *, table: JavaObject | None = None,
-    clustered: bool = False,
+    small_in_one_task: bool = True,
 ) -> list[JavaObject]:
     """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles.
     ``table``: the table as the caller already loaded it (else it is loaded here); only its format
     version and identity are used, so any recent load serves.
 
-    ``clustered``: on a partitioned table whose rows are small (Spark's estimate of ``frame`` under
-    ``spark.doris.load.hashWriteMaxBytes``, default 16 MiB), send each Iceberg partition's rows to
-    one task (hash distribution) instead of range-distributing by the sort order, which samples
-    the rows in an extra pass first. Larger writes range-distribute all the same: hashing a few
-    partition values onto a few tasks collides (3 of a ``bucket(4, k)`` table's 4 buckets landed
-    in one task, so one core wrote 75% of a 10M-row load: 1.54x of ``INSERT INTO`` against 1.16x
-    range-distributed). Either way each file is sorted by the table's sort order, and one
-    partition's files hold disjoint ranges of it."""
+    ``small_in_one_task`` (the default): when the rows are small (Spark's estimate of ``frame`` under
+    ``spark.doris.load.smallWriteMaxBytes``, default 16 MiB), write them in one task with no
+    shuffle (one file per Iceberg partition, sorted by the table's sort order) instead of
+    range-distributing by the sort order, which samples the rows in a job of its own and shuffles
+    them in another: on a 1% upsert into 1M rows that is two of the load's Spark jobs. Larger
+    writes range-distribute all the same, as plain ``INSERT INTO`` a sorted Iceberg table does
+    (hash-distributing them by partition collides: 3 of a ``bucket(4, k)`` table's 4 buckets
+    landed in one task, so one core wrote 75% of a 10M-row load, 1.54x of ``INSERT INTO`` against
+    1.16x range-distributed). Either way each file is sorted, and one partition's files hold
+    disjoint ranges of the sort order."""
     from pyspark.sql import functions as F
 
     if table is None:
         table = iceberg.load_table(name)
-    clustered = clustered and bool(table.spec().isPartitioned()) and small_write(frame)
+    one_task = small_in_one_task and small_write(frame)
+    if one_task:
+        frame = frame.coalesce(1)
     if int(table.operations().current().formatVersion()) >= 3:
         frame = frame.select("*", *[F.lit(None).cast("long").alias(c) for c in LINEAGE_COLUMNS])
     file_set_id = f"doris-{uuid.uuid4().hex}"
@@ -59,8 +63,8 @@ def stage_data_files(
         # The DataFrameWriter (v1) route: Iceberg's source resolves the table with the option set,
         # which DataFrameWriterV2 does not (its column check would refuse the lineage columns).
         writer = frame.write.format("iceberg").option(STAGE_OPTION, file_set_id)
-        if clustered:
-            writer = writer.option(DISTRIBUTION_OPTION, "hash")
+        if one_task:
+            writer = writer.option(DISTRIBUTION_OPTION, "none")
         writer.mode("append").save(name.sql)
     finally:
         files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
@@ -68,13 +72,15 @@ def stage_data_files(
 
 
 def small_write(frame: "DataFrame") -> bool:
-    """Whether Spark estimates ``frame`` under ``spark.doris.load.hashWriteMaxBytes``; an unknown
+    """Whether Spark estimates ``frame`` under ``spark.doris.load.smallWriteMaxBytes``; an unknown
     estimate (rows from Python objects) is not small."""
-    limit = spark_settings.whole_number(frame.sparkSession, HASH_WRITE_MAX_BYTES_CONF, DEFAULT_HASH_WRITE_MAX_BYTES, "bytes")
+    limit = spark_settings.whole_number(frame.sparkSession, SMALL_WRITE_MAX_BYTES_CONF, DEFAULT_SMALL_WRITE_MAX_BYTES, "bytes")
     if limit <= 0:
         return False
     try:
-        estimate = int(frame._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
+        # The plan before optimisation (with cached frames substituted): the write optimises its
+        # own plan anyway, and a second optimisation of a join costs about a tenth of a second.
+        estimate = int(frame._jdf.queryExecution().withCachedData().stats().sizeInBytes())
     except Exception:  # no estimate: range-distribute, which is balanced whatever the rows
         return False
     return estimate < limit

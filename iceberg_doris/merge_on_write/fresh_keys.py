@@ -96,7 +96,7 @@ def without_lookup(
     iceberg = handle.iceberg
     row_filter = iceberg_expression(iceberg, both(touched, key_range(shape, facts)))
     if upserts is None:
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(batch, shape), shape), table=table, clustered=True)
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(batch, shape), shape), table=table)
     summary = summary | {
         snapshot_summary.LOOKUPS: str(lookups),
         snapshot_summary.KEY_LOOKUP: NO_LOOKUP,

@@ -117,7 +117,7 @@ def range_distributed_writes(spark):
     """Every staged write range-distributed (as large loads are) and not coalesced into one task,
     so one partition's rows reach several files."""
     settings = {
-        "spark.doris.load.hashWriteMaxBytes": "0",
+        "spark.doris.load.smallWriteMaxBytes": "0",
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.sql.shuffle.partitions": "4",
     }
@@ -158,12 +158,12 @@ def test_range_distributed_loads_still_find_a_repeated_key(spark, namespace, py_
     assert len(rows) == 4000 and (7, "4000", 1) in rows
 
 
-def test_a_bad_hash_write_limit_is_refused_with_the_setting_named(spark, namespace):
+def test_a_bad_small_write_limit_is_refused_with_the_setting_named(spark, namespace):
     table = unique_table(spark, namespace)
-    spark.conf.set("spark.doris.load.hashWriteMaxBytes", "16MB")
+    spark.conf.set("spark.doris.load.smallWriteMaxBytes", "16MB")
     try:
-        with pytest.raises(ConfigurationError, match=r"spark\.doris\.load\.hashWriteMaxBytes must be a whole number of bytes, not '16MB'"):
+        with pytest.raises(ConfigurationError, match=r"spark\.doris\.load\.smallWriteMaxBytes must be a whole number of bytes, not '16MB'"):
             doris.load(spark, table=table, query=values(["(1,'a',1)"]))
     finally:
-        spark.conf.unset("spark.doris.load.hashWriteMaxBytes")
+        spark.conf.unset("spark.doris.load.smallWriteMaxBytes")
     assert spark.table(table).count() == 0  # nothing committed

@@ -94,7 +94,7 @@ def stage_and_count(
         rows = new_rows(all_new(watched.filter(ok), keyed), keyed)
     else:
         rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
-    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, clustered=True)
+    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
     seen = observation.get or {}
     loaded = sum(map(record_count, files))
     error_path = None
