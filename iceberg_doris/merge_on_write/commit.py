@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
-from iceberg_doris.engine.file_sets import file_location, ref_head
+from iceberg_doris.engine.file_sets import file_location, ref_head, ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.merge_on_write import plan
@@ -79,21 +79,27 @@ class KeyedWrite:
         # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
         self._facts = facts if may_skip_lookup(shape, facts) else None
         self._kept: "DataFrame | None" = None
+        # The snapshot of the ref found holding none of the batch's keys (its first lookup need
+        # not plan the same files again).
+        self._holds_none_at: int | None = None
         if self._facts is not None and holds_none_of(handle, handle.table, branch, touched, shape, self._facts):
+            self._holds_none_at = ref_snapshot_id(handle.table, branch)
             if self._facts.repeated_keys is None:
                 # Not counted: the keys collected for the index tell (and resolve the batch if one repeats).
                 self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
             else:
                 self._batch, self._indexed, self._cached = accepted, None, False
-        elif rows_kept:
-            # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
-            self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
         else:
-            from pyspark import StorageLevel
+            self._facts = None  # a live file may hold a key: look the keys up
+            if rows_kept:
+                # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
+                self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
+            else:
+                from pyspark import StorageLevel
 
-            # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
-            self._kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
-            self._batch, self._indexed, self._cached = resolved_batch(handle, self._kept, shape, branch, facts)
+                # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
+                self._kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
+                self._batch, self._indexed, self._cached = resolved_batch(handle, self._kept, shape, branch, facts)
         self._scan_keys = functools.cache(lambda: batch_keys(self._batch, shape))  # Spark jobs: once per load
         # Full-row upserts of unique keys without a sequence column write the batch as it is,
         # whatever the table holds: a second lookup only changes the delete bitmaps.
@@ -117,7 +123,7 @@ class KeyedWrite:
         if self._facts is not None:
             fresh = without_lookup(
                 self.handle, table, self._batch, self.shape, self.touched, self.branch, self.summary, self.lookups,
-                self._facts, upserts=reused,
+                self._facts, upserts=reused, known_new=ref_snapshot_id(table, self.branch) == self._holds_none_at,
             )
             if fresh is not None:
                 self._current = fresh

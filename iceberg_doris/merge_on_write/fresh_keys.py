@@ -87,11 +87,13 @@ def without_lookup(
     facts: BatchFacts,
     *,
     upserts: list[JavaObject] | None = None,
+    known_new: bool = False,
 ) -> Lookup | None:
     """The lookup's result when no live file of ``table`` can hold a batch key (every row is new):
     the batch staged as it is (``upserts`` given: those files), nothing deleted. None when some
-    file may hold a key: the caller looks the keys up."""
-    if not holds_none_of(handle, table, branch, touched, shape, facts):
+    file may hold a key: the caller looks the keys up. ``known_new``: :func:`holds_none_of` said so
+    already for this snapshot of the ref."""
+    if not known_new and not holds_none_of(handle, table, branch, touched, shape, facts):
         return None
     iceberg = handle.iceberg
     row_filter = iceberg_expression(iceberg, both(touched, key_range(shape, facts)))
