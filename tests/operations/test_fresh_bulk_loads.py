@@ -112,6 +112,27 @@ def test_composite_keys_in_range_partitions_and_a_sequence_column(spark, namespa
     assert len(seen) == 200
 
 
+def test_a_small_upsert_is_written_as_one_sorted_file_per_partition(spark, namespace, py_catalog):
+    import pyarrow.parquet as pq
+
+    table = unique_table(spark, namespace, buckets=4)
+    doris.load(spark, table=table, query="SELECT CAST(id AS INT) AS k, CAST(id AS STRING) AS v, 1 AS s FROM range(0, 4000, 1, 4)")
+    before = {r.file_path for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()}
+    # Keys from every bucket, read from 4 Spark partitions in no key order: one task writes them all.
+    batch = "SELECT CAST((id * 7919) % 6000 AS INT) AS k, 'new' AS v, 2 AS s FROM range(0, 3000, 1, 4)"
+    result = doris.load(spark, table=table, query=batch)[0]
+    assert result.loaded_rows == 3000
+    added = [r for r in spark.sql(f"SELECT file_path, partition FROM {table}.data_files").collect() if r.file_path not in before]
+    assert len(added) == len({tuple(r.partition) for r in added}) == 4  # one file per bucket
+    for file in added:
+        keys = pq.read_table(file.file_path.removeprefix("file:"), columns=["k"]).column("k").to_pylist()
+        assert keys == sorted(keys)
+    rows = readers_agree(spark, py_catalog, table)
+    expected = {(i * 7919) % 6000 for i in range(3000)}
+    assert len(rows) == len(set(range(4000)) | expected)
+    assert all((v, s) == ("new", 2) for k, v, s in rows if k in expected)
+
+
 @pytest.fixture
 def range_distributed_writes(spark):
     """Every staged write range-distributed (as large loads are) and not coalesced into one task,
