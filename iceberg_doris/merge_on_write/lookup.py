@@ -244,8 +244,7 @@ def _decide_and_stage(
         if partial_check_needed(shape):
             check_partial_new_keys(handle, decided, shape)
         marks = marks if marks is not None else plan.replaced_positions(decided)
-        new_rows = plan.new_rows(decided, shape)
-        upserts = stage_data_files(iceberg, handle.name, new_rows, table=table) if stage_upserts else []
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table) if stage_upserts else []
         tombstone_files = []
         if shape.sequence_column and marks.any_delete_wins:
             tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape), table=table)
