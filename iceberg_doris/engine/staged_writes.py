@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from iceberg_doris.engine import spark_settings
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -29,6 +30,7 @@ DISTRIBUTION_OPTION = "distribution-mode"  # Iceberg's per-write override of wri
 LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 SMALL_WRITE_MAX_BYTES_CONF = "spark.doris.load.smallWriteMaxBytes"
 DEFAULT_SMALL_WRITE_MAX_BYTES = 16 * 1024 * 1024
+RENAMED_CONF = "spark.doris.load.hashWriteMaxBytes"  # its name until 2026-11-27
 
 
 def stage_data_files(
@@ -78,6 +80,12 @@ def stage_data_files(
 def small_write(frame: "DataFrame") -> bool:
     """Whether Spark estimates ``frame`` under ``spark.doris.load.smallWriteMaxBytes``; an unknown
     estimate (rows from Python objects) is not small."""
+    if frame.sparkSession.conf.get(RENAMED_CONF, None) is not None:
+        # Ignoring it would quietly drop the user's limit.
+        raise ConfigurationError(
+            f"{RENAMED_CONF} is now called {SMALL_WRITE_MAX_BYTES_CONF} (small writes go to one task instead of "
+            f"being hash-distributed): set {SMALL_WRITE_MAX_BYTES_CONF} and unset {RENAMED_CONF}"
+        )
     limit = spark_settings.whole_number(frame.sparkSession, SMALL_WRITE_MAX_BYTES_CONF, DEFAULT_SMALL_WRITE_MAX_BYTES, "bytes")
     if limit <= 0:
         return False
