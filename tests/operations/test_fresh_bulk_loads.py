@@ -179,23 +179,21 @@ def test_range_distributed_loads_still_find_a_repeated_key(spark, namespace, py_
     assert len(rows) == 4000 and (7, "4000", 1) in rows
 
 
-def test_the_small_write_limit_under_its_old_name_is_refused_with_the_new_name(spark, namespace):
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("spark.doris.load.smallWriteMaxBytes", "16MB",
+         r"spark\.doris\.load\.smallWriteMaxBytes must be a whole number of bytes, not '16MB'"),
+        # The old name is refused with the new one named, not quietly ignored.
+        ("spark.doris.load.hashWriteMaxBytes", "1000", r"hashWriteMaxBytes is now called spark\.doris\.load\.smallWriteMaxBytes"),
+    ],
+)
+def test_a_bad_small_write_limit_setting_is_refused_with_the_setting_named(spark, namespace, key, value, message):
     table = unique_table(spark, namespace)
-    spark.conf.set("spark.doris.load.hashWriteMaxBytes", "1000")
+    spark.conf.set(key, value)
     try:
-        with pytest.raises(ConfigurationError, match=r"hashWriteMaxBytes is now called spark\.doris\.load\.smallWriteMaxBytes"):
+        with pytest.raises(ConfigurationError, match=message):
             doris.load(spark, table=table, query=values(["(1,'a',1)"]))
     finally:
-        spark.conf.unset("spark.doris.load.hashWriteMaxBytes")
-    assert spark.table(table).count() == 0  # nothing committed
-
-
-def test_a_bad_small_write_limit_is_refused_with_the_setting_named(spark, namespace):
-    table = unique_table(spark, namespace)
-    spark.conf.set("spark.doris.load.smallWriteMaxBytes", "16MB")
-    try:
-        with pytest.raises(ConfigurationError, match=r"spark\.doris\.load\.smallWriteMaxBytes must be a whole number of bytes, not '16MB'"):
-            doris.load(spark, table=table, query=values(["(1,'a',1)"]))
-    finally:
-        spark.conf.unset("spark.doris.load.smallWriteMaxBytes")
+        spark.conf.unset(key)
     assert spark.table(table).count() == 0  # nothing committed
