@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.key_index import BatchKeys
+
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
+
+KEY_COLUMN_PREFIX = "__doris_index_key"
 
 
 def count_groups(
@@ -35,3 +40,30 @@ def count_groups(
         narrow._jdf, "\n".join(groups), range_column or "", flag_column or ""
     )
     return [row.asDict() for row in DataFrame(result, spark).collect()]
+
+
+def count_groups_collecting_keys(
+    table: JavaObject, frame: "DataFrame", groups: list[str], range_column: str, flag_column: str,
+    *, kept: tuple[str, str], key_columns: list["Column"], key_names: list[str], sequence_column: str | None,
+) -> tuple[list[dict[str, Any]], BatchKeys | None]:
+    """:func:`count_groups`, and from the same pass the key-index :class:`BatchKeys`
+    of the rows whose column ``kept[0]`` holds ``kept[1]``: ``key_columns`` are the expressions a
+    separate collection would select (the table's key columns ``key_names``, the delete flag and,
+    with ``sequence_column``, the sequence value). The keys are None when their types need a job
+    of their own (then nothing was counted either: call :func:`count_groups`)."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    from iceberg_doris.engine.table_names import quote_identifier
+
+    spark = frame.sparkSession
+    read = list(dict.fromkeys(groups + [range_column, flag_column, kept[0]]))
+    aliases = [f"{KEY_COLUMN_PREFIX}{i}" for i in range(len(key_columns))]
+    narrow = frame.select(*[F.col(quote_identifier(c)) for c in read], *[c.alias(a) for c, a in zip(key_columns, aliases)])
+    counted = spark.sparkContext._jvm.io.icebergdoris.spark.GroupCounts.countAndCollectKeys(
+        narrow._jdf, "\n".join(groups), range_column, flag_column, kept[0], kept[1], "\n".join(aliases),
+        table, "\n".join(key_names), sequence_column or "",
+    )
+    if counted is None:
+        return [], None
+    return [row.asDict() for row in DataFrame(counted.groups(), spark).collect()], BatchKeys(counted.keys())

@@ -14,6 +14,7 @@ nulls, which the spec reads as "assigned at commit" (the rewrite writer expects 
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,8 @@ LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 SMALL_WRITE_MAX_BYTES_CONF = "spark.doris.load.smallWriteMaxBytes"
 DEFAULT_SMALL_WRITE_MAX_BYTES = 16 * 1024 * 1024
 RENAMED_CONF = "spark.doris.load.hashWriteMaxBytes"  # its name until 2026-11-27
+
+log = logging.getLogger(__name__)
 
 
 def stage_data_files(
@@ -75,6 +78,20 @@ def stage_data_files(
     finally:
         files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
     return files
+
+
+def discard_staged_files(table: JavaObject, files: list[JavaObject]) -> None:
+    """Deletes data files staged by a write that no commit will publish (best effort: a file left
+    behind is an orphan for ``doris.cleanup``, never read by anything)."""
+    from py4j.protocol import Py4JError
+
+    io = table.io()
+    for data_file in files:
+        location = str(data_file.location())
+        try:
+            io.deleteFile(location)
+        except Py4JError as error:
+            log.warning("could not delete the unpublished data file %s (%s); doris.cleanup removes it", location, error)
 
 
 def small_write(frame: "DataFrame") -> bool:

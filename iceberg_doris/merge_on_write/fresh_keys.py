@@ -16,9 +16,11 @@ range: a concurrent commit that adds rows there makes the load look its keys up 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.engine import key_index
 from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
@@ -46,6 +48,9 @@ class BatchFacts:
     low: Any  # smallest value of the first key column (None: no rows)
     high: Any
     deletes: bool  # some row deletes its key (merge_type DELETE / MERGE)
+    # The key index's keys of the accepted rows, collected by the counting pass itself (a load the
+    # index decides), or None: collected later, in a job of their own.
+    collected: "key_index.BatchKeys | None" = None
 
     @property
     def repeated_keys(self) -> bool | None:
@@ -86,7 +91,7 @@ def without_lookup(
     lookups: int,
     facts: BatchFacts,
     *,
-    upserts: list[JavaObject] | None = None,
+    upserts: list[JavaObject] | Callable[[], list[JavaObject]] | None = None,
     known_new: bool = False,
 ) -> Lookup | None:
     """The lookup's result when no live file of ``table`` can hold a batch key (every row is new):
@@ -97,7 +102,9 @@ def without_lookup(
         return None
     iceberg = handle.iceberg
     row_filter = iceberg_expression(iceberg, both(touched, key_range(shape, facts)))
-    if upserts is None:
+    if callable(upserts):
+        upserts = upserts()  # being written meanwhile
+    elif upserts is None:
         upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(batch, shape), shape), table=table)
     summary = summary | {
         snapshot_summary.LOOKUPS: str(lookups),

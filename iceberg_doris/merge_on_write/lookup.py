@@ -47,7 +47,7 @@ from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.row_deletes import write_row_deletes
-from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.engine.staged_writes import discard_staged_files, stage_data_files
 from iceberg_doris.faults import crash_point
 from iceberg_doris.merge_on_write import plan
 from iceberg_doris.engine.table_names import TableName, quote_identifier
@@ -56,7 +56,7 @@ from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both
 from iceberg_doris.engine.file_sets import file_location, record_count
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 log = logging.getLogger(__name__)
 
@@ -111,10 +111,11 @@ def look_up(
     summary: dict[str, str],
     lookups: int,
     *,
-    upserts: list[JavaObject] | None = None,
+    upserts: list[JavaObject] | Callable[[], list[JavaObject]] | None = None,
 ) -> Lookup:
     """Looks the batch's keys up in ``table``'s head of ``branch`` and stages the rows to add
-    (``upserts`` given: those, already written); nothing is committed."""
+    (``upserts`` given: those, already written, or a call that waits for the batch's rows being
+    written meanwhile as if every version won, discarded here if some lose); nothing is committed."""
     iceberg = handle.iceberg
     snapshot_id = ref_snapshot_id(table, branch)
     if snapshot_id is None:
@@ -135,6 +136,11 @@ def look_up(
     if fallback is not None:
         summary |= {snapshot_summary.KEY_INDEX: f"scan: {fallback}"}
     tombstone_files: list[JavaObject] = []
+    if callable(upserts) and not (lookup is not None and lookup.decided and lookup.losing_keys is None):
+        if shape.sequence_column is not None:
+            # Written meanwhile as if every version won; here some may lose to a stored one.
+            discard_staged_files(table, upserts())
+            upserts = None
     if lookup is not None and lookup.decided:
         marks = lookup.marks
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
@@ -159,6 +165,8 @@ def look_up(
             handle, table, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
         )
         upserts = staged if upserts is None else upserts
+    if callable(upserts):
+        upserts = upserts()
     crash_point("load", "keys-looked-up")
     deletes: dict[str, BitMap64] = dict(marks.by_file)
     tombstones_by_location = {file_location(f): f for f in tombstone_files}
@@ -325,13 +333,24 @@ def index_possible(iceberg: "IcebergJava", table: JavaObject, shape: plan.KeyedL
 def collect_index_keys(iceberg: "IcebergJava", table: JavaObject, rows: "DataFrame", shape: plan.KeyedLoadShape) -> IndexedKeys:
     """The keys of ``rows`` (with their delete flags and sequence values) collected for the key
     index: one Spark job."""
+    java = key_index.collect_batch_keys(iceberg, table, rows.select(*index_key_columns(shape)), list(shape.keys), shape.sequence_column)
+    return indexed_keys(shape, java)
+
+
+def index_key_columns(shape: plan.KeyedLoadShape) -> list["Column"]:
+    """What the key index collects of a batch's rows: the key columns, the delete flag and, on a
+    sequence table, the sequence value (as the sequence column's type)."""
     from pyspark.sql import functions as F
 
     columns = [F.col(plan._q(k)) for k in shape.keys] + [F.col(plan.DELETE)]
     sequence = shape.sequence_column
     if sequence:
         columns.append(F.col(plan.SEQUENCE).cast(shape.model.column(sequence).spark_type))
-    java = key_index.collect_batch_keys(iceberg, table, rows.select(*columns), list(shape.keys), sequence)
+    return columns
+
+
+def indexed_keys(shape: plan.KeyedLoadShape, java: key_index.BatchKeys) -> IndexedKeys:
+    """The collected keys with the filters that plan the candidate files."""
     count = java.count
     bounds = [_first_key_value(shape, v) for v in java.first_column_range()] if count else []
     key_range = _first_key_filter(shape, None, bounds[0], bounds[1]) if bounds and None not in bounds else TRUE

@@ -62,3 +62,38 @@ def test_no_rows_means_no_groups(spark):
     frame = spark.sql("SELECT 'ok' AS status, id AS k, true AS d FROM range(10)").filter("k < 0")
     assert count_groups(frame, ["status"], "k", "d") == []
     assert count_groups(frame, ["status"]) == []
+
+
+@pytest.mark.parametrize("sequence", [False, True])
+def test_keys_collected_while_counting_are_the_kept_rows_keys(spark, namespace, sequence):
+    """The counting pass's keys (a keyed load the index decides) are what a job of their own
+    collects from the kept rows: NULL keys and rows of other statuses left out."""
+    from iceberg_doris import doris
+    from iceberg_doris.engine.group_counts import count_groups_collecting_keys
+    from iceberg_doris.engine.iceberg_java import IcebergJava
+    from iceberg_doris.engine.key_index import collect_batch_keys
+    from pyspark.sql import functions as F
+
+    properties = ' PROPERTIES ("function_column.sequence_col" = "s")' if sequence else ""
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {namespace}.keyed (key VARCHAR(10) NOT NULL, s BIGINT, v INT) UNIQUE KEY(key) "
+        f"DISTRIBUTED BY HASH(key) BUCKETS 1{properties}",
+    )
+    iceberg = IcebergJava(spark)
+    table = iceberg.load_table(iceberg.name(f"{namespace}.keyed"))
+    frame = spark.sql(ROWS_SQL).withColumn("seq", F.col("amount").cast("bigint")).cache()
+    try:
+        key_columns = [F.col("key"), F.coalesce(F.col("deletes"), F.lit(False))] + ([F.col("seq")] if sequence else [])
+        groups, keys = count_groups_collecting_keys(
+            table, frame, ["status", "part.name"], "key", "deletes", kept=("status", "ok"), key_columns=key_columns,
+            key_names=["key"], sequence_column="s" if sequence else None,
+        )
+        assert ordered(groups) == ordered(spark_groups(frame, ["status", "part.name"], "key", "deletes"))
+        alone = collect_batch_keys(iceberg, table, frame.filter("status = 'ok'").select(*key_columns), ["key"], "s" if sequence else None)
+        ok_keys = frame.filter("status = 'ok' AND key IS NOT NULL")
+        assert keys.count == alone.count == ok_keys.count() > 0
+        assert keys.has_duplicates and alone.has_duplicates  # 1000 key values among ~3000 rows
+        assert keys.first_column_range() == alone.first_column_range()
+        assert keys.first_column_values() == alone.first_column_values() == sorted(r[0] for r in ok_keys.select("key").collect())
+    finally:
+        frame.unpersist()

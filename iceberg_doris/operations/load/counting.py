@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.group_counts import count_groups
+from iceberg_doris.engine.group_counts import count_groups, count_groups_collecting_keys
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.key_index import BatchKeys
 from iceberg_doris.engine.iceberg_tables import table_location
 from iceberg_doris.engine.safe_paths import child_location
 from iceberg_doris.engine.table_names import quote_identifier
@@ -14,7 +16,7 @@ from iceberg_doris.errors import LoadError
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.loading import STATUS_COLUMN, first_error_reason, write_error_rows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
-from iceberg_doris.merge_on_write.lookup import index_possible
+from iceberg_doris.merge_on_write.lookup import index_key_columns, index_possible
 from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape
 from iceberg_doris.operations.load.routing import (
     AUTO_KEY_COLUMN,
@@ -88,13 +90,16 @@ def count_and_check(
         # counting distinct keys here would cost a shuffle of every key.
         distinct = keyed is not None and (routed.temporary or not main_has_rows
                                           or not index_possible(handle.iceberg, handle.table, keyed))
-        counted = count_rows(frame, routed, handle.model, keyed, distinct=distinct)
+        # Otherwise the index's lookup collects the accepted rows' keys: from this same pass
+        # (an overwrite looks nothing up).
+        index_table = handle.table if keyed is not None and not distinct and request.overwrite is None else None
+        counted = count_rows(frame, routed, handle.model, keyed, distinct=distinct, index_table=index_table)
         if not counted.placed:
             # Rare: route once more over the new partitions; rows that still fit none are rejected.
             frame.unpersist()
             rerouted = reroute(counted.routed)
             frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else rerouted.frame
-            counted = count_rows(frame, rerouted, handle.model, keyed, distinct=distinct)
+            counted = count_rows(frame, rerouted, handle.model, keyed, distinct=distinct, index_table=index_table)
         error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
         check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
@@ -129,20 +134,23 @@ def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCoun
 
 
 def count_rows(
-    frame: "DataFrame", routed: RoutedRows, model: DorisTableModel, keyed: KeyedLoadShape | None = None, *, distinct: bool = True
+    frame: "DataFrame", routed: RoutedRows, model: DorisTableModel, keyed: KeyedLoadShape | None = None, *,
+    distinct: bool = True, index_table: "JavaObject | None" = None,
 ) -> RowCounts:
     """Counts ``frame`` (the routed rows, persisted) by status and partition in one Spark job,
     planning auto partitions from the same pass (and, ``keyed``, finding the keys' facts; their
-    distinct keys only with ``distinct``)."""
+    distinct keys only with ``distinct``; with ``index_table``, a load the key index decides,
+    collecting the accepted rows' keys for it in the same job)."""
     from pyspark.sql import functions as F
 
     grouping = [STATUS_COLUMN, PARTITION_COLUMN] + ([AUTO_KEY_COLUMN] if routed.auto_keys else [])
+    collected = None
     if keyed is not None and distinct:
         # Counting distinct keys needs a shuffle of every key: Spark's aggregate.
         aggregates = [F.count(F.lit(1)).alias("count")] + key_aggregates(keyed)
         grouped = [row.asDict() for row in frame.groupBy(*grouping).agg(*aggregates).collect()]
     else:
-        grouped = counted_groups(frame, grouping, keyed)
+        grouped, collected = counted_groups(frame, grouping, keyed, index_table)
     counts: dict[str, int] = {}
     for row in grouped:
         counts[row[STATUS_COLUMN]] = counts.get(row[STATUS_COLUMN], 0) + row["count"]
@@ -155,20 +163,32 @@ def count_rows(
             return RowCounts(routed, 0, 0, 0, [], placed=False)
         # Each key was outside every existing partition, so each has a new partition of its own.
         touched |= {p.name for p in routed.created}
-    facts = batch_facts(ok) if keyed is not None else None
+    facts = batch_facts(ok, collected) if keyed is not None else None
     return RowCounts(routed, counts.get("ok", 0), counts.get("error", 0), counts.get("unselected", 0), sorted(touched), keys=facts)
 
 
-def counted_groups(frame: "DataFrame", grouping: list[str], keyed: KeyedLoadShape | None) -> list[dict[str, Any]]:
-    """The groups :func:`count_rows` reads, counted in one Spark job (no distinct keys)."""
+def counted_groups(
+    frame: "DataFrame", grouping: list[str], keyed: KeyedLoadShape | None, index_table: "JavaObject | None" = None
+) -> tuple[list[dict[str, Any]], BatchKeys | None]:
+    """The groups :func:`count_rows` reads, counted in one Spark job (no distinct keys), and with
+    ``index_table`` the accepted rows' keys collected for the key index in that job (None when
+    their types need a job of their own)."""
     if keyed is None:
-        return count_groups(frame, grouping)
-    groups = count_groups(frame, grouping, keyed.keys[0], DELETE)
-    return [
+        return count_groups(frame, grouping), None
+    collected = None
+    if index_table is not None:
+        groups, collected = count_groups_collecting_keys(
+            index_table, frame, grouping, keyed.keys[0], DELETE, kept=(STATUS_COLUMN, "ok"),
+            key_columns=index_key_columns(keyed), key_names=list(keyed.keys), sequence_column=keyed.sequence_column,
+        )
+    if collected is None:
+        groups = count_groups(frame, grouping, keyed.keys[0], DELETE)
+    rows = [
         {**{c: g[c] for c in grouping}, "count": g["count"], "__distinct": None, "__low": g["low"],
          "__high": g["high"], "__deletes": g["flag"]}
         for g in groups
     ]
+    return rows, collected
 
 
 def key_aggregates(keyed: KeyedLoadShape) -> list["Column"]:
@@ -184,9 +204,9 @@ def key_aggregates(keyed: KeyedLoadShape) -> list["Column"]:
     ]
 
 
-def batch_facts(ok: list[Any]) -> BatchFacts:
+def batch_facts(ok: list[Any], collected: BatchKeys | None = None) -> BatchFacts:
     """The facts of the accepted rows, from their groups (a key lies in one partition: Doris
-    makes partition columns key columns)."""
+    makes partition columns key columns), with their keys if the pass ``collected`` them."""
     lows = [row["__low"] for row in ok if row["__low"] is not None]
     highs = [row["__high"] for row in ok if row["__high"] is not None]
     return BatchFacts(
@@ -195,6 +215,7 @@ def batch_facts(ok: list[Any]) -> BatchFacts:
         low=min(lows) if lows else None,
         high=max(highs) if highs else None,
         deletes=any(row["__deletes"] for row in ok),
+        collected=collected,
     )
 
 

@@ -34,7 +34,7 @@ import org.apache.spark.sql.types.TimestampType;
  * of a load's key collection. The driver turns a key back into Spark values ({@link #keyRow})
  * only for the few rows that need them (the pruning filter's values, a sequence table's live rows).
  */
-final class BatchKeyReader implements Serializable {
+public final class BatchKeyReader implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final KeyCodec codec;
@@ -91,28 +91,36 @@ final class BatchKeyReader implements Serializable {
 
   /** The keys of one partition's rows; rows with a NULL key are left out (they match no stored row). */
   Chunk read(Iterator<InternalRow> rows) {
-    boolean fast = codec.singleLong();
-    int n = keyTypes.length;
-    Chunk chunk = new Chunk(fast, sequenceType != null);
-    Object[] values = fast ? null : new Object[n];
+    Chunk chunk = newChunk();
     while (rows.hasNext()) {
-      InternalRow row = rows.next();
-      if (codec.anyNull(row)) {
-        continue;
-      }
-      boolean delete = !row.isNullAt(n) && row.getBoolean(n);
-      boolean nullSequence = sequenceType != null && row.isNullAt(n + 1);
-      long sequence = sequenceType != null && !nullSequence ? integer(row, n + 1, sequenceType) : 0L;
-      if (fast) {
-        chunk.add(integer(row, 0, keyTypes[0]), null, delete, sequence, nullSequence);
-      } else {
-        for (int i = 0; i < n; i++) {
-          values[i] = codecValue(row, i);
-        }
-        chunk.add(0L, codec.encode(RowFactory.create(values), 0), delete, sequence, nullSequence);
-      }
+      add(chunk, rows.next());
     }
     return chunk.trimmed();
+  }
+
+  /** An empty chunk for {@link #add}. */
+  public Chunk newChunk() {
+    return new Chunk(codec.singleLong(), sequenceType != null);
+  }
+
+  /** Adds one row's key (its first columns, then the delete flag and sequence value) to {@code chunk}, unless a key column is NULL. */
+  public void add(Chunk chunk, InternalRow row) {
+    if (codec.anyNull(row)) {
+      return;
+    }
+    int n = keyTypes.length;
+    boolean delete = !row.isNullAt(n) && row.getBoolean(n);
+    boolean nullSequence = sequenceType != null && row.isNullAt(n + 1);
+    long sequence = sequenceType != null && !nullSequence ? integer(row, n + 1, sequenceType) : 0L;
+    if (chunk.longs != null) {
+      chunk.add(integer(row, 0, keyTypes[0]), null, delete, sequence, nullSequence);
+    } else {
+      Object[] values = new Object[n];
+      for (int i = 0; i < n; i++) {
+        values[i] = codecValue(row, i);
+      }
+      chunk.add(0L, codec.encode(RowFactory.create(values), 0), delete, sequence, nullSequence);
+    }
   }
 
   /** Column {@code i} as {@link KeyCodec#encode(Row, int)} reads it: integers (and dates, timestamps) as their long. */
@@ -234,7 +242,7 @@ final class BatchKeyReader implements Serializable {
   }
 
   /** One partition's keys (in row order), delete flags and sequence values. */
-  static final class Chunk implements Serializable {
+  public static final class Chunk implements Serializable {
     private static final long serialVersionUID = 1L;
     long[] longs; // the fast path; else null
     byte[][] bytes; // encoded keys; else null
@@ -268,7 +276,7 @@ final class BatchKeyReader implements Serializable {
       count++;
     }
 
-    Chunk trimmed() {
+    public Chunk trimmed() {
       resize(count);
       return this;
     }

@@ -560,6 +560,36 @@ public final class KeyIndex {
     }
     List<BatchKeyReader.Chunk> chunks =
         batch.queryExecution().toRdd().toJavaRDD().mapPartitions(new BatchKeyReader.PerPartition(reader)).collect();
+    return assemble(layout, reader, keyType, chunks);
+  }
+
+  /**
+   * The reader of {@link #batchKeys}'s columns (the keys, the delete flag, the sequence value),
+   * for a pass over rows that collects the keys on its way ({@code io.icebergdoris.spark.GroupCounts});
+   * null when a column's type needs {@link #batchKeys} itself. {@code keysSchema}: those columns.
+   */
+  public static BatchKeyReader batchKeyReader(Table table, StructType keysSchema, String joinedKeyColumns, String sequenceColumn) {
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, false);
+    return BatchKeyReader.of(layout.codec, keysSchema, layout.sequence != null);
+  }
+
+  /** What {@link #batchKeys} returns, from the chunks a pass read with {@link #batchKeyReader}. */
+  public static BatchKeys batchKeys(
+      Table table, StructType keysSchema, String joinedKeyColumns, String sequenceColumn, BatchKeyReader reader,
+      List<BatchKeyReader.Chunk> chunks) {
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, false);
+    // Named as the table's key columns whatever the pass called them (losing keys join by name).
+    String[] names = joinedKeyColumns.split(LiveFiles.SEPARATOR);
+    StructField[] fields = new StructField[layout.codec.columns()];
+    for (int i = 0; i < fields.length; i++) {
+      StructField field = keysSchema.fields()[i];
+      fields[i] = new StructField(names[i], field.dataType(), field.nullable(), field.metadata());
+    }
+    return assemble(layout, reader, new StructType(fields), chunks);
+  }
+
+  private static BatchKeys assemble(Layout layout, BatchKeyReader reader, StructType keyType, List<BatchKeyReader.Chunk> chunks) {
+    KeyCodec codec = layout.codec;
     int count = 0;
     for (BatchKeyReader.Chunk chunk : chunks) {
       count += chunk.count;

@@ -1,12 +1,14 @@
 package io.icebergdoris.spark;
 
+import io.icebergdoris.iceberg.BatchKeyReader;
+import io.icebergdoris.iceberg.KeyIndex;
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Table;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.rdd.RDD;
@@ -30,6 +32,7 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 import scala.collection.JavaConverters;
 import scala.math.Ordering;
 
@@ -55,6 +58,69 @@ public final class GroupCounts {
    * ({@code flag}). Groups are in no particular order.
    */
   public static Dataset<Row> count(Dataset<Row> frame, String joinedGroups, String rangeColumn, String flagColumn) {
+    return count(frame, joinedGroups, rangeColumn, flagColumn, (KeyFold) null).groups;
+  }
+
+  /** {@link #count}'s groups and, from the same pass, a keyed batch's keys (see {@link #countAndCollectKeys}). */
+  public static final class Counted {
+    private final Dataset<Row> groups;
+    private final KeyIndex.BatchKeys keys;
+
+    Counted(Dataset<Row> groups, KeyIndex.BatchKeys keys) {
+      this.groups = groups;
+      this.keys = keys;
+    }
+
+    public Dataset<Row> groups() {
+      return groups;
+    }
+
+    public KeyIndex.BatchKeys keys() {
+      return keys;
+    }
+  }
+
+  /**
+   * {@link #count}, collecting in the same pass the keys of the rows whose {@code statusColumn} is
+   * {@code keptStatus}, as {@link KeyIndex#batchKeys(Dataset, Table, String, String)} collects them
+   * from its own job: {@code joinedKeyFrameColumns} name the frame's columns holding the table's
+   * key columns {@code joinedKeyColumns} (in that order), the delete flag and, with {@code
+   * sequenceColumn}, the sequence value. Null when those columns' types need a job of their own.
+   */
+  public static Counted countAndCollectKeys(
+      Dataset<Row> frame, String joinedGroups, String rangeColumn, String flagColumn, String statusColumn, String keptStatus,
+      String joinedKeyFrameColumns, Table table, String joinedKeyColumns, String sequenceColumn) {
+    StructType schema = frame.schema();
+    String[] names = joinedKeyFrameColumns.split("\n");
+    int[] ordinals = new int[names.length];
+    StructField[] keyFields = new StructField[names.length];
+    for (int i = 0; i < names.length; i++) {
+      ordinals[i] = schema.fieldIndex(names[i]);
+      keyFields[i] = schema.fields()[ordinals[i]];
+    }
+    StructType keysSchema = new StructType(keyFields);
+    BatchKeyReader reader = KeyIndex.batchKeyReader(table, keysSchema, joinedKeyColumns, sequenceColumn);
+    if (reader == null) {
+      return null;
+    }
+    KeyFold fold = new KeyFold(schema.fieldIndex(statusColumn), keptStatus, ordinals, keyFields, reader);
+    Folded counted = count(frame, joinedGroups, rangeColumn, flagColumn, fold);
+    List<BatchKeyReader.Chunk> chunks = counted.chunks;
+    return new Counted(counted.groups, KeyIndex.batchKeys(table, keysSchema, joinedKeyColumns, sequenceColumn, reader, chunks));
+  }
+
+  /** Groups and the tasks' key chunks, before the keys are assembled. */
+  private static final class Folded {
+    final Dataset<Row> groups;
+    final List<BatchKeyReader.Chunk> chunks;
+
+    Folded(Dataset<Row> groups, List<BatchKeyReader.Chunk> chunks) {
+      this.groups = groups;
+      this.chunks = chunks;
+    }
+  }
+
+  private static Folded count(Dataset<Row> frame, String joinedGroups, String rangeColumn, String flagColumn, KeyFold keyFold) {
     String[] groups = joinedGroups.split("\n");
     StructType schema = frame.schema();
     int[] groupOrdinals = new int[groups.length];
@@ -78,17 +144,23 @@ public final class GroupCounts {
       fields.add(DataTypes.createStructField("high", rangeType, true));
       fields.add(DataTypes.createStructField("flag", DataTypes.BooleanType, false));
     }
-    Folder folder = new Folder(groupOrdinals, groupTypes, rangeOrdinal, rangeType, flagOrdinal);
-    List<Partial> partials = rows(frame).toJavaRDD().mapPartitions(folder).collect();
+    Folder folder = new Folder(groupOrdinals, groupTypes, rangeOrdinal, rangeType, flagOrdinal, keyFold);
+    List<TaskPart> parts = rows(frame).toJavaRDD().mapPartitions(folder).collect();
 
     Map<UnsafeRow, Partial> merged = new LinkedHashMap<>();
     Ordering<Object> order = ranged ? TypeUtils.getInterpretedOrdering(rangeType) : null;
-    for (Partial partial : partials) {
-      Partial into = merged.get(partial.group);
-      if (into == null) {
-        merged.put(partial.group, partial);
-      } else {
-        into.absorb(partial, order);
+    List<BatchKeyReader.Chunk> chunks = new ArrayList<>(parts.size());
+    for (TaskPart part : parts) {
+      if (part.keys != null) {
+        chunks.add(part.keys);
+      }
+      for (Partial partial : part.groups) {
+        Partial into = merged.get(partial.group);
+        if (into == null) {
+          merged.put(partial.group, partial);
+        } else {
+          into.absorb(partial, order);
+        }
       }
     }
     List<InternalRow> rows = new ArrayList<>(merged.size());
@@ -109,7 +181,7 @@ public final class GroupCounts {
     List<Attribute> attributes = new ArrayList<>(JavaConverters.seqAsJavaList(DataTypeUtils.toAttributes(resultSchema)));
     LocalRelation relation = new LocalRelation(
         JavaConverters.asScalaBuffer(attributes).toSeq(), JavaConverters.asScalaBuffer(rows).toSeq(), false);
-    return Dataset.ofRows(frame.sparkSession(), relation);
+    return new Folded(Dataset.ofRows(frame.sparkSession(), relation), chunks);
   }
 
   /**
@@ -151,8 +223,48 @@ public final class GroupCounts {
     }
   }
 
-  /** Folds one partition's rows into its groups. */
-  static final class Folder implements FlatMapFunction<Iterator<InternalRow>, Partial> {
+  /** One task's groups and, with a {@link KeyFold}, the keys of its kept rows. */
+  static final class TaskPart implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    final List<Partial> groups;
+    final BatchKeyReader.Chunk keys; // null without a key fold
+
+    TaskPart(List<Partial> groups, BatchKeyReader.Chunk keys) {
+      this.groups = groups;
+      this.keys = keys;
+    }
+  }
+
+  /** Which rows' keys a pass collects (status equal to {@code kept}) and where their key columns are. */
+  static final class KeyFold implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final int statusOrdinal;
+    private final String kept;
+    private final int[] ordinals;
+    private final StructField[] fields;
+    private final BatchKeyReader reader;
+
+    KeyFold(int statusOrdinal, String kept, int[] ordinals, StructField[] fields, BatchKeyReader reader) {
+      this.statusOrdinal = statusOrdinal;
+      this.kept = kept;
+      this.ordinals = ordinals;
+      this.fields = fields;
+      this.reader = reader;
+    }
+
+    UnsafeProjection projection() {
+      List<Expression> references = new ArrayList<>();
+      for (int i = 0; i < ordinals.length; i++) {
+        references.add(new BoundReference(ordinals[i], fields[i].dataType(), true));
+      }
+      return UnsafeProjection.create(JavaConverters.asScalaBuffer(references).toSeq());
+    }
+  }
+
+  /** Folds one partition's rows into its groups (and, with a key fold, collects its kept rows' keys). */
+  static final class Folder implements FlatMapFunction<Iterator<InternalRow>, TaskPart> {
     private static final long serialVersionUID = 1L;
 
     private final int[] groupOrdinals;
@@ -160,17 +272,19 @@ public final class GroupCounts {
     private final int rangeOrdinal; // -1: no range or flag
     private final DataType rangeType;
     private final int flagOrdinal;
+    private final KeyFold keyFold; // null: no keys collected
 
-    Folder(int[] groupOrdinals, DataType[] groupTypes, int rangeOrdinal, DataType rangeType, int flagOrdinal) {
+    Folder(int[] groupOrdinals, DataType[] groupTypes, int rangeOrdinal, DataType rangeType, int flagOrdinal, KeyFold keyFold) {
       this.groupOrdinals = groupOrdinals;
       this.groupTypes = groupTypes;
       this.rangeOrdinal = rangeOrdinal;
       this.rangeType = rangeType;
       this.flagOrdinal = flagOrdinal;
+      this.keyFold = keyFold;
     }
 
     @Override
-    public Iterator<Partial> call(Iterator<InternalRow> rows) {
+    public Iterator<TaskPart> call(Iterator<InternalRow> rows) {
       List<Expression> references = new ArrayList<>();
       for (int i = 0; i < groupOrdinals.length; i++) {
         references.add(new BoundReference(groupOrdinals[i], groupTypes[i], true));
@@ -178,9 +292,15 @@ public final class GroupCounts {
       UnsafeProjection project = UnsafeProjection.create(JavaConverters.asScalaBuffer(references).toSeq());
       Ordering<Object> order = rangeOrdinal >= 0 ? TypeUtils.getInterpretedOrdering(rangeType) : null;
       Map<UnsafeRow, Partial> groups = new LinkedHashMap<>();
+      UnsafeProjection keyProjection = keyFold != null ? keyFold.projection() : null;
+      BatchKeyReader.Chunk keys = keyFold != null ? keyFold.reader.newChunk() : null;
+      UTF8String kept = keyFold != null ? UTF8String.fromString(keyFold.kept) : null;
       Partial last = null;
       while (rows.hasNext()) {
         InternalRow row = rows.next();
+        if (keys != null && !row.isNullAt(keyFold.statusOrdinal) && kept.equals(row.getUTF8String(keyFold.statusOrdinal))) {
+          keyFold.reader.add(keys, keyProjection.apply(row));
+        }
         UnsafeRow group = project.apply(row); // reused buffer: copied only for a new group
         // Rows of one group usually come together (a status and a partition per batch): compare
         // with the last group's bytes before hashing.
@@ -207,7 +327,9 @@ public final class GroupCounts {
           }
         }
       }
-      return groups.isEmpty() ? Collections.emptyIterator() : new ArrayList<>(groups.values()).iterator();
+      List<TaskPart> one = new ArrayList<>(1);
+      one.add(new TaskPart(new ArrayList<>(groups.values()), keys != null ? keys.trimmed() : null));
+      return one.iterator();
     }
   }
 }
