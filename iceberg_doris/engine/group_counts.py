@@ -27,19 +27,11 @@ def count_groups(
     (its rows) and, with ``range_column``, ``low`` / ``high`` (that column's smallest and largest
     non-NULL value, None when all are NULL) and ``flag`` (``flag_column`` is true in some row).
     Only the named columns are read from ``frame``."""
-    from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
-
-    from iceberg_doris.engine.table_names import quote_identifier
-
-    spark = frame.sparkSession
-    read = list(dict.fromkeys(groups + [c for c in (range_column, flag_column) if c]))
-    # Selecting the columns first lets a cached frame's scan read only those.
-    narrow = frame.select(*[F.col(quote_identifier(c)) for c in read])
-    result = spark.sparkContext._jvm.io.icebergdoris.spark.GroupCounts.count(
+    narrow = _narrow(frame, groups + [c for c in (range_column, flag_column) if c])
+    result = frame.sparkSession.sparkContext._jvm.io.icebergdoris.spark.GroupCounts.count(
         narrow._jdf, "\n".join(groups), range_column or "", flag_column or ""
     )
-    return [row.asDict() for row in DataFrame(result, spark).collect()]
+    return _dicts(frame, result)
 
 
 def count_groups_collecting_keys(
@@ -51,19 +43,28 @@ def count_groups_collecting_keys(
     separate collection would select (the table's key columns ``key_names``, the delete flag and,
     with ``sequence_column``, the sequence value). The keys are None when their types need a job
     of their own (then nothing was counted either: call :func:`count_groups`)."""
-    from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
-
-    from iceberg_doris.engine.table_names import quote_identifier
-
-    spark = frame.sparkSession
-    read = list(dict.fromkeys(groups + [range_column, flag_column, kept[0]]))
     aliases = [f"{KEY_COLUMN_PREFIX}{i}" for i in range(len(key_columns))]
-    narrow = frame.select(*[F.col(quote_identifier(c)) for c in read], *[c.alias(a) for c, a in zip(key_columns, aliases)])
-    counted = spark.sparkContext._jvm.io.icebergdoris.spark.GroupCounts.countAndCollectKeys(
+    narrow = _narrow(frame, groups + [range_column, flag_column, kept[0]], [c.alias(a) for c, a in zip(key_columns, aliases)])
+    counted = frame.sparkSession.sparkContext._jvm.io.icebergdoris.spark.GroupCounts.countAndCollectKeys(
         narrow._jdf, "\n".join(groups), range_column, flag_column, kept[0], kept[1], "\n".join(aliases),
         table, "\n".join(key_names), sequence_column or "",
     )
     if counted is None:
         return [], None
-    return [row.asDict() for row in DataFrame(counted.groups(), spark).collect()], BatchKeys(counted.keys())
+    return _dicts(frame, counted.groups()), BatchKeys(counted.keys())
+
+
+def _narrow(frame: "DataFrame", names: list[str], extra: list["Column"] | None = None) -> "DataFrame":
+    """Only the named columns (each once) and ``extra``: a cached frame's scan then reads only those."""
+    from pyspark.sql import functions as F
+
+    from iceberg_doris.engine.table_names import quote_identifier
+
+    return frame.select(*[F.col(quote_identifier(c)) for c in dict.fromkeys(names)], *(extra or []))
+
+
+def _dicts(frame: "DataFrame", groups: JavaObject) -> list[dict[str, Any]]:
+    """The JVM's group rows (a local relation: collecting runs no job) as dicts."""
+    from pyspark.sql import DataFrame
+
+    return [row.asDict() for row in DataFrame(groups, frame.sparkSession).collect()]

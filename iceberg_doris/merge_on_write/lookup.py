@@ -136,11 +136,11 @@ def look_up(
     if fallback is not None:
         summary |= {snapshot_summary.KEY_INDEX: f"scan: {fallback}"}
     tombstone_files: list[JavaObject] = []
-    if callable(upserts) and not (lookup is not None and lookup.decided and lookup.losing_keys is None):
-        if shape.sequence_column is not None:
-            # Written meanwhile as if every version won; here some may lose to a stored one.
-            discard_staged_files(table, upserts())
-            upserts = None
+    every_version_wins = lookup is not None and lookup.decided and lookup.losing_keys is None
+    if callable(upserts) and shape.sequence_column is not None and not every_version_wins:
+        # Written meanwhile as if every version won; here some may lose to a stored one.
+        discard_staged_files(table, upserts())
+        upserts = None
     if lookup is not None and lookup.decided:
         marks = lookup.marks
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
