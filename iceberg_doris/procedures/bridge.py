@@ -14,6 +14,7 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.session_defaults import apply_session_defaults
 from iceberg_doris.session_sizing import size_shuffle_partitions
 from iceberg_doris.session_secrets import supply_secret_settings
 from iceberg_doris.errors import ConfigurationError, DorisError
@@ -89,7 +90,8 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     and refuses every connection without the gateway's secret.
 
     ``spark.sql.shuffle.partitions`` is sized for the session's cores unless it is set already
-    (:mod:`iceberg_doris.shuffle_sizing`).
+    (:mod:`iceberg_doris.shuffle_sizing`), and Spark's cache is not compressed unless
+    ``spark.sql.inMemoryColumnarStorage.compressed`` is set (:mod:`iceberg_doris.session_defaults`).
     """
     require_doris_extensions(spark)
     if settings is not None:
@@ -98,6 +100,7 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
     handlers.register(ProcedureHandler(spark))
     size_shuffle_partitions(spark)
+    apply_session_defaults(spark)
 
 
 def require_doris_extensions(spark: "SparkSession") -> None:
