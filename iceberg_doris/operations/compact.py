@@ -189,7 +189,8 @@ def _rewrite_by_scan(
     rewritten = frame.filter(F.col("_file").isin(list(paths)))
     live = rewritten.select(*[quote_identifier(c) for c in frame.columns])
     added = stage_data_files(
-        handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table, small_in_one_task=False
+        handle.iceberg, handle.name, live.repartition(max(1, len(paths) // 8 or 1)), table=handle.table, small_in_one_task=False,
+        disjoint_files=True,
     )
     old_rows = rewritten.select(*[quote_identifier(c) for c in frame.columns], "_file", "_pos")
     # Unique and aggregate tables hold one live row per key: their keys alone pair the rows

@@ -94,7 +94,9 @@ def stage_and_count(
         rows = new_rows(all_new(watched.filter(ok), keyed), keyed)
     else:
         rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
-    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
+    # A keyed load's repeat check (fresh_bulk) needs one partition's files to hold disjoint key
+    # ranges, as range distribution writes them.
+    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, disjoint_files=keyed is not None)
     seen = observation.get or {}
     loaded = sum(map(record_count, files))
     error_path = None

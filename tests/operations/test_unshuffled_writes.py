@@ -1,0 +1,131 @@
+"""Large writes of rows that are only read, into a table partitioned by buckets alone, go with no
+shuffle: each reading task (one per core) sorts and writes its own rows, so a bucket gets one
+sorted file per writing task. Too few reading tasks, or rows into other partitions, are
+range-distributed as before; every reader sees the same rows either way."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+import pytest
+
+from iceberg_doris import doris
+from iceberg_doris.engine.staged_writes import unshuffled_writers
+from tests.concurrency import readers_agree, unique_table
+
+# Pure decision first (no Spark).
+
+
+@pytest.mark.parametrize(
+    "buckets, read_tasks, cores, shuffle, writers",
+    [
+        (4, 2, 2, 4, 2),  # this machine's bulk load: 8 files, range would write about 4-8
+        (4, 100, 2, 4, 2),  # many reading tasks are coalesced to one per core
+        (1, 8, 8, 16, 8),  # unpartitioned
+        (4, 1, 2, 4, None),  # one reading task would leave a core idle
+        (4, -1, 2, 4, None),  # not only read (a join, an aggregate): range-distributed
+        (16, 64, 16, 32, None),  # 256 files against about 48 range-distributed
+        (4, 64, 16, 32, 16),  # 64 files against about 36: within twice
+    ],
+)
+def test_unshuffled_writers_decision(buckets, read_tasks, cores, shuffle, writers):
+    assert unshuffled_writers(buckets, read_tasks, cores, shuffle) == writers
+
+
+@pytest.fixture
+def large_writes(spark):
+    """Every write counts as large (no one-task small write); two shuffle partitions, not coalesced;
+    each small source file read by a task of its own (Spark would pack them into fewer)."""
+    settings = {
+        "spark.sql.files.openCostInBytes": str(128 * 1024 * 1024),
+        "spark.doris.load.smallWriteMaxBytes": "0",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.sql.adaptive.coalescePartitions.enabled": "false",
+    }
+    before = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    yield
+    for key, value in before.items():
+        if value is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, value)
+
+
+def files_by_bucket(spark, table: str) -> dict[int, list[list[int]]]:
+    """Each bucket's data files, as their key columns in file order."""
+    found: dict[int, list[list[int]]] = {}
+    for row in spark.sql(f"SELECT file_path, partition FROM {table}.data_files").collect():
+        keys = pq.read_table(row.file_path.removeprefix("file:"), columns=["k"]).column("k").to_pylist()
+        found.setdefault(row.partition[0], []).append(keys)
+    return found
+
+
+def parquet_source(spark, tmp_path, query: str, files: int):
+    """The rows of ``query`` as ``files`` Parquet files, read back: a source of that many tasks."""
+    path = str(tmp_path / "source")
+    spark.sql(query).repartition(files).write.parquet(path)
+    source = spark.read.parquet(path)
+    assert source.rdd.getNumPartitions() == files
+    return source
+
+
+def cores(spark) -> int:
+    count = spark.sparkContext.defaultParallelism
+    if count < 2:
+        pytest.skip("needs a session with at least 2 cores (one file per core and bucket)")
+    return count
+
+
+@pytest.mark.spark
+def test_a_duplicate_key_load_writes_one_sorted_file_per_core_and_bucket(spark, namespace, py_catalog, large_writes, tmp_path):
+    writers = cores(spark)
+    table = f"{namespace}.dup"
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2"
+    )
+    # Keys in no order, read by twice as many tasks as there are cores.
+    query = "SELECT CAST((id * 7919) % 5003 AS INT) AS k, CAST(id AS STRING) AS v FROM range(5000)"
+    source = parquet_source(spark, tmp_path, query, 2 * writers)
+    assert doris.load(spark, table=table, source=source)[0].loaded_rows == 5000
+    buckets = files_by_bucket(spark, table)
+    assert sorted(buckets) == [0, 1]
+    for files in buckets.values():
+        assert len(files) == writers  # one per writing task: the reading tasks were coalesced
+        assert all(keys == sorted(keys) for keys in files)
+        lows, highs = [f[0] for f in files], [f[-1] for f in files]
+        assert max(lows) < min(highs)  # the files' key ranges overlap: nothing was range-distributed
+    rows = readers_agree(spark, py_catalog, table)
+    assert sorted(rows) == sorted(((i * 7919) % 5003, str(i)) for i in range(5000))
+
+
+@pytest.mark.spark
+def test_rows_read_by_fewer_tasks_than_cores_are_range_distributed(spark, namespace, py_catalog, large_writes, tmp_path):
+    cores(spark)
+    table = f"{namespace}.dup"
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
+    )
+    query = "SELECT CAST((id * 7919) % 5003 AS INT) AS k, CAST(id AS STRING) AS v FROM range(5000)"
+    doris.load(spark, table=table, source=parquet_source(spark, tmp_path, query, 1))
+    files = sorted(files_by_bucket(spark, table)[0], key=lambda keys: keys[0])
+    assert len(files) > 1 and all(keys == sorted(keys) for keys in files)
+    assert all(a[-1] < b[0] for a, b in zip(files, files[1:]))  # disjoint ranges, in order
+    assert len(readers_agree(spark, py_catalog, table)) == 5000
+
+
+@pytest.mark.spark
+def test_an_upsert_written_per_core_keeps_one_row_per_key(spark, namespace, py_catalog, large_writes, tmp_path):
+    writers = cores(spark)
+    table = unique_table(spark, namespace, buckets=2)
+    doris.load(spark, table=table, query="SELECT CAST(id AS INT) AS k, 'old' AS v, 1 AS s FROM range(0, 4000, 1, 2)")
+    before = {r.file_path for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()}
+    batch = "SELECT CAST((id * 7919) % 6000 AS INT) AS k, 'new' AS v, 2 AS s FROM range(3000)"
+    source = parquet_source(spark, tmp_path, batch, 2 * writers)
+    assert doris.load(spark, table=table, source=source)[0].loaded_rows == 3000
+    added = [r for r in spark.sql(f"SELECT file_path, partition FROM {table}.data_files").collect() if r.file_path not in before]
+    assert len(added) == 2 * writers  # each writing task wrote each bucket's rows it read
+    rows = readers_agree(spark, py_catalog, table)
+    updated = {(i * 7919) % 6000 for i in range(3000)}
+    assert [r[0] for r in rows] == sorted(set(range(4000)) | updated)  # one row per key
+    assert all((v, s) == (("new", 2) if k in updated else ("old", 1)) for k, v, s in rows)
