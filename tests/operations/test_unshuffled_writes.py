@@ -11,6 +11,8 @@ import pytest
 from iceberg_doris import doris
 from iceberg_doris.engine.staged_writes import unshuffled_writers
 from tests.concurrency import readers_agree, unique_table
+from tests.operations.test_fresh_bulk_loads import phases, phases_of  # noqa: F401 (a fixture)
+from tests.procedures.test_key_index_keys import entry_files
 
 # Pure decision first (no Spark).
 
@@ -129,3 +131,40 @@ def test_an_upsert_written_per_core_keeps_one_row_per_key(spark, namespace, py_c
     updated = {(i * 7919) % 6000 for i in range(3000)}
     assert [r[0] for r in rows] == sorted(set(range(4000)) | updated)  # one row per key
     assert all((v, s) == (("new", 2) if k in updated else ("old", 1)) for k, v, s in rows)
+
+
+@pytest.mark.spark
+def test_a_fresh_unique_load_written_per_core_checks_overlapping_files_and_stays_one_pass(
+    spark, namespace, py_catalog, large_writes, phases, tmp_path
+):
+    writers = cores(spark)
+    table = unique_table(spark, namespace, buckets=2)
+    query = "SELECT CAST((id * 7919) % 5003 AS INT) AS k, CAST(id AS STRING) AS v, 1 AS s FROM range(5000)"
+    assert doris.load(spark, table=table, source=parquet_source(spark, tmp_path, query, 2 * writers))[0].loaded_rows == 5000
+    assert "check" not in phases_of(phases, table)  # no key repeats across the overlapping files
+    for files in files_by_bucket(spark, table).values():
+        assert len(files) == writers and max(f[0] for f in files) < min(f[-1] for f in files)
+    assert len(entry_files(spark, table)) == 2 * writers  # indexed on the way
+    assert sorted(r[0] for r in readers_agree(spark, py_catalog, table)) == sorted((i * 7919) % 5003 for i in range(5000))
+
+
+@pytest.mark.spark
+def test_a_key_repeated_in_two_writing_tasks_falls_back_and_keeps_one_row(
+    spark, namespace, py_catalog, large_writes, phases, tmp_path
+):
+    writers = cores(spark)
+    table = unique_table(spark, namespace, buckets=1)
+    path = str(tmp_path / "source")
+    # writers - 1 files of distinct keys (0, 7, 14, ...) and one file holding key 7 again: as many
+    # reading tasks as writers, so no two files share a task and key 7 reaches two written files.
+    spark.sql("SELECT CAST(id * 7 AS INT) AS k, CAST(id AS STRING) AS v, 1 AS s FROM range(4000)").repartition(
+        max(1, writers - 1)
+    ).write.parquet(path)
+    spark.sql("SELECT 7 AS k, 'again' AS v, 1 AS s").write.mode("append").parquet(path)
+    source = spark.read.parquet(path)
+    assert source.rdd.getNumPartitions() == writers
+    assert doris.load(spark, table=table, source=source)[0].loaded_rows == 4001
+    assert "check" in phases_of(phases, table)  # the repeat was found: the usual path resolved it
+    rows = readers_agree(spark, py_catalog, table)
+    assert [r[0] for r in rows] == [i * 7 for i in range(4000)]  # one row per key
+    assert [r[1] for r in rows if r[0] == 7][0] in ("1", "again")

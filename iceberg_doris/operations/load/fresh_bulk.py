@@ -10,9 +10,10 @@ index:
 1. the rows are read, checked, counted and written in one pass (``stage_and_count``), the pass
    observing whether any row deletes and the first key column's range;
 2. the key-index entries of the new files are built (the next load needs them anyway): each is
-   sorted, so a key repeated within a file shows as two equal neighbours, and files that may share
-   keys (one partition's) must have disjoint key ranges; a table's sort order on its keys makes
-   that so;
+   sorted, so a key repeated within a file shows as two equal neighbours; files that may share
+   keys (one partition's) share none when their key ranges are disjoint (range-distributed
+   writes), and are merged in key order where they overlap (a partition written by each core
+   without a shuffle, see ``staged_writes``);
 3. no delete and no repeated key: the files are committed as the load's new rows, with the same
    validation as any lookup-free keyed load (a concurrent writer in the key range makes the load
    look its keys up after all). Otherwise the staged files are left for ``doris.cleanup`` and the

@@ -94,9 +94,7 @@ def stage_and_count(
         rows = new_rows(all_new(watched.filter(ok), keyed), keyed)
     else:
         rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
-    # A keyed load's repeat check (fresh_bulk) needs one partition's files to hold disjoint key
-    # ranges, as range distribution writes them.
-    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table, disjoint_files=keyed is not None)
+    files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
     seen = observation.get or {}
     loaded = sum(map(record_count, files))
     error_path = None

@@ -930,10 +930,10 @@ public final class KeyIndex {
   /**
    * Indexes a load's new, uncommitted files as {@link #indexNewFiles} does, and says whether a key
    * occurs more than once among them: {@code "distinct"}, {@code "repeats"}, or {@code "unknown"}
-   * (a file has a NULL key or no entry, or two files that may share keys have overlapping key
-   * ranges). Files of different partitions share no key when every partition source column is a
-   * key column (Doris makes partition and bucket columns key columns); otherwise every file is
-   * compared with every other. The verdict is followed by one line per entry that could not be
+   * (a file has a NULL key or no entry). Files of different partitions share no key when every
+   * partition source column is a key column (Doris makes partition and bucket columns key
+   * columns); otherwise every file is compared with every other: files whose key ranges overlap
+   * are merged in key order ({@link NewFileRepeats}). The verdict is followed by one line per entry that could not be
    * stored ("location: entry not stored (reason)"), as {@link #indexNewFiles} reports them.
    */
   public static String newFilesRepeatKeys(
@@ -952,31 +952,10 @@ public final class KeyIndex {
       groupOf.put(file.location(), partitionedByKeys ? file.specId() + "/" + file.partition() : "");
     }
     List<String> lines = new ArrayList<>();
-    lines.add(repeatVerdict(found, groupOf));
+    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, true);
+    lines.add(NewFileRepeats.verdict(spark, table, dataFiles, found, groupOf, layout, maxRows));
     lines.addAll(unwritten(found));
     return String.join(LiveFiles.SEPARATOR, lines);
-  }
-
-  private static String repeatVerdict(List<FileKeys> found, Map<String, String> groupOf) {
-    Map<String, List<FileKeys>> groups = new HashMap<>();
-    for (FileKeys file : found) {
-      if (file.low == null) {
-        return "unknown";
-      }
-      if (file.repeats) {
-        return "repeats";
-      }
-      groups.computeIfAbsent(groupOf.get(file.location), g -> new ArrayList<>()).add(file);
-    }
-    for (List<FileKeys> group : groups.values()) {
-      group.sort((a, b) -> Arrays.compareUnsigned(a.low, b.low));
-      for (int i = 1; i < group.size(); i++) {
-        if (Arrays.compareUnsigned(group.get(i - 1).high, group.get(i).low) >= 0) {
-          return "unknown";
-        }
-      }
-    }
-    return "distinct";
   }
 
   /** One new file's smallest and largest key (null: no entry) and whether a key repeats in it. */
