@@ -17,6 +17,7 @@ from iceberg_doris.progress import LOGGER_NAME
 from tests.concurrency import readers_agree, unique_table, values
 from tests.procedures.test_key_index_keys import entry_files, summary_of
 from tests.support import duckdb_reader
+from tests.support.spark_conf import session_settings
 
 pytestmark = pytest.mark.spark
 
@@ -142,15 +143,8 @@ def range_distributed_writes(spark):
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
         "spark.sql.shuffle.partitions": "4",
     }
-    before = {key: spark.conf.get(key, None) for key in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    yield
-    for key, value in before.items():
-        if value is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, value)
+    with session_settings(spark, settings):
+        yield
 
 
 def test_range_distributed_loads_split_a_partition_into_disjoint_files_and_stay_one_pass(

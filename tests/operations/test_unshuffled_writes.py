@@ -13,6 +13,7 @@ from iceberg_doris.engine.staged_writes import unshuffled_writers
 from tests.concurrency import readers_agree, unique_table
 from tests.operations.test_fresh_bulk_loads import phases, phases_of  # noqa: F401 (a fixture)
 from tests.procedures.test_key_index_keys import entry_files
+from tests.support.spark_conf import session_settings
 
 # Pure decision first (no Spark).
 
@@ -43,15 +44,8 @@ def large_writes(spark):
         "spark.sql.shuffle.partitions": "2",
         "spark.sql.adaptive.coalescePartitions.enabled": "false",
     }
-    before = {key: spark.conf.get(key, None) for key in settings}
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    yield
-    for key, value in before.items():
-        if value is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, value)
+    with session_settings(spark, settings):
+        yield
 
 
 def files_by_bucket(spark, table: str) -> dict[int, list[list[int]]]:
