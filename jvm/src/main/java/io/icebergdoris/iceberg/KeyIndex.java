@@ -952,8 +952,8 @@ public final class KeyIndex {
       groupOf.put(file.location(), partitionedByKeys ? file.specId() + "/" + file.partition() : "");
     }
     List<String> lines = new ArrayList<>();
-    Layout layout = layout(table, joinedKeyColumns, sequenceColumn, true);
-    lines.add(NewFileRepeats.verdict(spark, table, dataFiles, found, groupOf, layout, maxRows));
+    lines.add(NewFileRepeats.verdict(
+        spark, table, dataFiles, found, groupOf, () -> layout(table, joinedKeyColumns, sequenceColumn, true), maxRows));
     lines.addAll(unwritten(found));
     return String.join(LiveFiles.SEPARATOR, lines);
   }

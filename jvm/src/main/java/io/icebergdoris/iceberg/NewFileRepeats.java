@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Table;
@@ -34,11 +35,12 @@ final class NewFileRepeats {
 
   /**
    * The verdict for {@code found} (the files' smallest and largest keys), the files grouped by
-   * {@code groupOf} (files of different groups share no key).
+   * {@code groupOf} (files of different groups share no key); {@code layout} is resolved only
+   * when some files overlap.
    */
   static String verdict(
       SparkSession spark, Table table, List<DataFile> dataFiles, List<KeyIndex.FileKeys> found, Map<String, String> groupOf,
-      KeyIndex.Layout layout, long maxRows) {
+      Supplier<KeyIndex.Layout> layout, long maxRows) {
     Map<String, List<KeyIndex.FileKeys>> groups = new HashMap<>();
     for (KeyIndex.FileKeys file : found) {
       if (file.low == null) {
@@ -56,7 +58,7 @@ final class NewFileRepeats {
     if (clusters.isEmpty()) {
       return DISTINCT;
     }
-    return shareKeys(spark, table, dataFiles, clusters, layout, maxRows);
+    return shareKeys(spark, table, dataFiles, clusters, layout.get(), maxRows);
   }
 
   /** The clusters (of two files or more) of {@code group}'s files whose key ranges overlap. */
