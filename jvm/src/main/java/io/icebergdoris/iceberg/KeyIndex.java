@@ -997,7 +997,7 @@ public final class KeyIndex {
       }
       boolean repeats = false;
       for (int i = 1; i < entry.size() && !repeats; i++) {
-        repeats = entry.longs != null ? entry.longs[i - 1] == entry.longs[i] : Arrays.equals(entry.bytes[i - 1], entry.bytes[i]);
+        repeats = entry.compare(i - 1, entry, i) == 0;
       }
       return new FileKeys(file.location, entry.keyBytes(0), entry.keyBytes(entry.size() - 1), repeats, found.unwritten);
     }

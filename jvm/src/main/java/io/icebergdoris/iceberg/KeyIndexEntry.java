@@ -164,6 +164,13 @@ final class KeyIndexEntry {
 
   // ---- comparisons with a batch's keys (both sides use the same representation) ----
 
+  /** Key {@code index} of this entry against key {@code otherIndex} of {@code other} (same layout). */
+  int compare(int index, KeyIndexEntry other, int otherIndex) {
+    return longs != null
+        ? Long.compare(longs[index], other.longs[otherIndex])
+        : Arrays.compareUnsigned(bytes[index], other.bytes[otherIndex]);
+  }
+
   int compare(int index, KeyIndex.BatchKeys batch, int batchIndex) {
     return longs != null
         ? Long.compare(longs[index], batch.longs[batchIndex])

@@ -139,7 +139,7 @@ final class NewFileRepeats {
   /** Whether two of the sorted {@code entries} hold an equal key (merged in key order). */
   static boolean anyKeyShared(List<KeyIndexEntry> entries) {
     // A head is {entry, index}: advanced in place and put back, so the merge allocates per entry only.
-    PriorityQueue<int[]> heads = new PriorityQueue<>((a, b) -> compare(entries.get(a[0]), a[1], entries.get(b[0]), b[1]));
+    PriorityQueue<int[]> heads = new PriorityQueue<>((a, b) -> entries.get(a[0]).compare(a[1], entries.get(b[0]), b[1]));
     for (int e = 0; e < entries.size(); e++) {
       if (entries.get(e).size() > 0) {
         heads.add(new int[] {e, 0});
@@ -149,7 +149,7 @@ final class NewFileRepeats {
     int lastIndex = -1;
     while (!heads.isEmpty()) {
       int[] head = heads.poll();
-      if (lastEntry >= 0 && compare(entries.get(lastEntry), lastIndex, entries.get(head[0]), head[1]) == 0) {
+      if (lastEntry >= 0 && entries.get(lastEntry).compare(lastIndex, entries.get(head[0]), head[1]) == 0) {
         return true;
       }
       lastEntry = head[0];
@@ -160,9 +160,5 @@ final class NewFileRepeats {
       }
     }
     return false;
-  }
-
-  private static int compare(KeyIndexEntry a, int i, KeyIndexEntry b, int j) {
-    return a.longs != null ? Long.compare(a.longs[i], b.longs[j]) : Arrays.compareUnsigned(a.bytes[i], b.bytes[j]);
   }
 }
