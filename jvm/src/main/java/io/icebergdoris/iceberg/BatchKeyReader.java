@@ -1,5 +1,6 @@
 package io.icebergdoris.iceberg;
 
+import java.io.ByteArrayOutputStream;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -115,20 +116,21 @@ public final class BatchKeyReader implements Serializable {
     if (chunk.longs != null) {
       chunk.add(integer(row, 0, keyTypes[0]), null, delete, sequence, nullSequence);
     } else {
-      Object[] values = new Object[n];
+      ByteArrayOutputStream out = new ByteArrayOutputStream(16);
       for (int i = 0; i < n; i++) {
-        values[i] = codecValue(row, i);
+        if (keyTypes[i] instanceof StringType) {
+          KeyCodec.writeString(out, row.getUTF8String(i).getBytes()); // Spark's UTF-8 as is: no String between
+        } else {
+          codec.writeExternal(out, i, codecValue(row, i));
+        }
       }
-      chunk.add(0L, codec.encode(RowFactory.create(values), 0), delete, sequence, nullSequence);
+      chunk.add(0L, out.toByteArray(), delete, sequence, nullSequence);
     }
   }
 
-  /** Column {@code i} as {@link KeyCodec#encode(Row, int)} reads it: integers (and dates, timestamps) as their long. */
+  /** Non-string column {@code i} as {@link KeyCodec#writeExternal} reads it: integers (and dates, timestamps) as their long. */
   private Object codecValue(InternalRow row, int i) {
     DataType type = keyTypes[i];
-    if (type instanceof StringType) {
-      return row.getUTF8String(i).toString();
-    }
     if (type instanceof DecimalType) {
       DecimalType decimal = (DecimalType) type;
       return row.getDecimal(i, decimal.precision(), decimal.scale()).toJavaBigDecimal();
@@ -241,11 +243,12 @@ public final class BatchKeyReader implements Serializable {
     }
   }
 
-  /** One partition's keys (in row order), delete flags and sequence values. */
+  /** One partition's keys (in key order once trimmed), delete flags and sequence values. */
   public static final class Chunk implements Serializable {
     private static final long serialVersionUID = 1L;
     long[] longs; // the fast path; else null
-    byte[][] bytes; // encoded keys; else null
+    transient byte[][] bytes; // encoded keys; else null (after serialization: see encodedKeys)
+    private PackedBytes packed; // the encoded keys as they travel, set by trimmed()
     boolean[] deletes;
     long[] sequences; // null without a sequence column
     boolean[] nullSequences;
@@ -276,9 +279,50 @@ public final class BatchKeyReader implements Serializable {
       count++;
     }
 
+    /**
+     * The chunk at its final size, sorted by key (ties in row order) so that the driver merges
+     * the chunks instead of sorting them, its encoded keys packed to travel to the driver.
+     */
     public Chunk trimmed() {
       resize(count);
+      sortByKey();
+      packed = bytes != null ? PackedBytes.of(bytes, count) : null;
       return this;
+    }
+
+    private void sortByKey() {
+      int[] order = KeyIndex.sortedOrder(longs, bytes, count);
+      boolean[] sortedDeletes = new boolean[count];
+      long[] sortedSequences = sequences != null ? new long[count] : null;
+      boolean[] sortedNullSequences = sequences != null ? new boolean[count] : null;
+      long[] sortedLongs = longs != null ? new long[count] : null;
+      byte[][] sortedBytes = bytes != null ? new byte[count][] : null;
+      for (int i = 0; i < count; i++) {
+        int from = order[i];
+        if (longs != null) {
+          sortedLongs[i] = longs[from];
+        } else {
+          sortedBytes[i] = bytes[from];
+        }
+        sortedDeletes[i] = deletes[from];
+        if (sequences != null) {
+          sortedSequences[i] = sequences[from];
+          sortedNullSequences[i] = nullSequences[from];
+        }
+      }
+      longs = sortedLongs;
+      bytes = sortedBytes;
+      deletes = sortedDeletes;
+      sequences = sortedSequences;
+      nullSequences = sortedNullSequences;
+    }
+
+    /** The encoded keys (null on the fast path), unpacked once after the chunk was serialized. */
+    byte[][] encodedKeys() {
+      if (bytes == null && packed != null) {
+        bytes = packed.unpack();
+      }
+      return bytes;
     }
 
     private void resize(int size) {
