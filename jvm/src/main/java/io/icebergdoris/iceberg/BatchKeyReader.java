@@ -243,7 +243,7 @@ public final class BatchKeyReader implements Serializable {
     }
   }
 
-  /** One partition's keys (in key order once trimmed), delete flags and sequence values. */
+  /** One partition's keys (encoded keys in key order once trimmed), delete flags and sequence values. */
   public static final class Chunk implements Serializable {
     private static final long serialVersionUID = 1L;
     long[] longs; // the fast path; else null
@@ -280,37 +280,35 @@ public final class BatchKeyReader implements Serializable {
     }
 
     /**
-     * The chunk at its final size, sorted by key (ties in row order) so that the driver merges
-     * the chunks instead of sorting them, its encoded keys packed to travel to the driver.
+     * The chunk at its final size. Encoded keys are sorted (ties in row order), so that the
+     * driver merges the chunks instead of sorting them one comparator call at a time, and packed
+     * to travel to the driver. Plain longs stay in row order: the driver sorts a million of them
+     * in about 0.1 s, and sorting them here did not measure faster.
      */
     public Chunk trimmed() {
       resize(count);
-      sortByKey();
-      packed = bytes != null ? PackedBytes.of(bytes, count) : null;
+      if (bytes != null) {
+        sortByKey();
+        packed = PackedBytes.of(bytes, count);
+      }
       return this;
     }
 
     private void sortByKey() {
-      int[] order = KeyIndex.sortedOrder(longs, bytes, count);
+      int[] order = KeyIndex.sortedOrder(null, bytes, count);
       boolean[] sortedDeletes = new boolean[count];
       long[] sortedSequences = sequences != null ? new long[count] : null;
       boolean[] sortedNullSequences = sequences != null ? new boolean[count] : null;
-      long[] sortedLongs = longs != null ? new long[count] : null;
-      byte[][] sortedBytes = bytes != null ? new byte[count][] : null;
+      byte[][] sortedBytes = new byte[count][];
       for (int i = 0; i < count; i++) {
         int from = order[i];
-        if (longs != null) {
-          sortedLongs[i] = longs[from];
-        } else {
-          sortedBytes[i] = bytes[from];
-        }
+        sortedBytes[i] = bytes[from];
         sortedDeletes[i] = deletes[from];
         if (sequences != null) {
           sortedSequences[i] = sequences[from];
           sortedNullSequences[i] = nullSequences[from];
         }
       }
-      longs = sortedLongs;
       bytes = sortedBytes;
       deletes = sortedDeletes;
       sequences = sortedSequences;

@@ -619,7 +619,7 @@ public final class KeyIndex {
     boolean[] deleteFlags = new boolean[count];
     long[] sequenceValues = layout.sequence != null ? new long[count] : null;
     boolean[] nullSequenceValues = layout.sequence != null ? new boolean[count] : null;
-    int[] runs = new int[chunks.size() + 1]; // each chunk's keys are sorted already: a run to merge
+    int[] runs = new int[chunks.size() + 1]; // encoded keys: each chunk is a sorted run to merge
     int at = 0;
     int run = 0;
     for (BatchKeyReader.Chunk chunk : chunks) {
@@ -637,7 +637,7 @@ public final class KeyIndex {
       at += chunk.count;
     }
     runs[run] = count;
-    int[] order = mergedOrder(longs, bytes, runs);
+    int[] order = fast ? sortedOrder(longs, null, count) : mergedOrder(bytes, runs);
     long[] sortedLongs = fast ? new long[count] : null;
     byte[][] sortedBytes = fast ? null : new byte[count][];
     int[] deletes = new int[count];
@@ -660,11 +660,11 @@ public final class KeyIndex {
   }
 
   /**
-   * The order of keys (longs, else encoded bytes) made of sorted runs ({@code runs[j]} to
+   * The order of encoded keys made of sorted runs ({@code runs[j]} to
    * {@code runs[j + 1]}) by key, ties in their given order: adjacent runs merged pairwise, so the
    * driver does linear passes where sorting a million encoded keys took it about half a second.
    */
-  static int[] mergedOrder(long[] longs, byte[][] bytes, int[] runs) {
+  static int[] mergedOrder(byte[][] bytes, int[] runs) {
     int count = runs[runs.length - 1];
     int[] order = new int[count];
     for (int i = 0; i < count; i++) {
@@ -684,7 +684,7 @@ public final class KeyIndex {
         int right = middle;
         int out = low;
         while (left < middle && right < high) {
-          spare[out++] = compareKeys(longs, bytes, order[left], order[right]) <= 0 ? order[left++] : order[right++];
+          spare[out++] = Arrays.compareUnsigned(bytes[order[left]], bytes[order[right]]) <= 0 ? order[left++] : order[right++];
         }
         while (left < middle) {
           spare[out++] = order[left++];
@@ -702,10 +702,6 @@ public final class KeyIndex {
       runCount = next;
     }
     return order;
-  }
-
-  private static int compareKeys(long[] longs, byte[][] bytes, int a, int b) {
-    return longs != null ? Long.compare(longs[a], longs[b]) : Arrays.compareUnsigned(bytes[a], bytes[b]);
   }
 
   /** The order of {@code count} keys (longs, else encoded bytes) by key (ties in their given order for encoded keys). */
