@@ -9,8 +9,8 @@ import java.util.List;
  * Many small byte arrays (encoded keys) packed into a few large ones for serialization.
  *
  * <p>Java serialization writes each array of a {@code byte[][]} as an object of its own and
- * tracks it in an identity table: a million encoded keys made that the largest share of sending
- * a batch's keys between the executors and the driver. Packed, they are one array of lengths and
+ * tracks it in an identity table: sampled during a load of a million string keys, that was a
+ * large share of sending the batch's keys between the executors and the driver. Packed, they are one array of lengths and
  * a few blocks of bytes, which Java serialization and Kryo both copy in bulk.
  */
 public final class PackedBytes implements Serializable {
