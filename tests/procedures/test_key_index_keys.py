@@ -208,6 +208,43 @@ def test_a_cold_executor_reads_stored_entries_instead_of_building(spark, namespa
     assert rows(spark, table) == sorted((k, v, 0) for k, v in expected.items())
 
 
+def test_a_cold_executor_reads_delta_encoded_string_entries_exactly(spark, namespace, cold_index):
+    import pyarrow.parquet as pq
+
+    # Enough distinct long keys (about 1.5 MB) that Parquet gives up the dictionary and writes the
+    # entry's later pages in DELTA_BYTE_ARRAY, which the reader decodes itself; keys share long
+    # prefixes (each page's first key has none) and differ in length.
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {namespace}.long_keys (k VARCHAR(200) NOT NULL, v BIGINT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
+    )
+    table = f"{namespace}.long_keys"
+    count = 10_000
+    key = "concat('region-', id % 7, '/order-', lpad(cast(id AS STRING), 9, '0'), '/', repeat('x', cast(100 + id % 53 AS INT)))"
+    spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "true")  # the load stores its file's entry
+    spark.conf.set(key_index.ENABLED_CONF, "true")
+    doris.load(spark, table=table, source=spark.range(count).selectExpr(f"{key} AS k", "id AS v", "0 AS d"))
+    (entry,) = entry_files(spark, table)
+    encodings = {e for g in range(pq.ParquetFile(entry).metadata.num_row_groups)
+                 for e in pq.ParquetFile(entry).metadata.row_group(g).column(0).encodings}
+    assert "DELTA_BYTE_ARRAY" in encodings
+
+    key_index.clear_cache(IcebergJava(spark))
+    # Hits at both ends and throughout (every page), deletes among them, and keys the file lacks.
+    hits = [0, 1, count - 1, *range(7, count, 97)]
+    batch = spark.range(count).where(f"id IN ({', '.join(map(str, hits))})").selectExpr(
+        f"{key} AS k", "-id AS v", "CAST(id % 5 = 0 AS INT) AS d"
+    ).union(spark.range(count, count + 3).selectExpr(f"{key} AS k", "-id AS v", "0 AS d"))
+    result = doris.load(spark, table=table, source=batch, merge_type="MERGE", delete_on="d = 1")[0]
+    spark.conf.unset(key_index.ENABLED_CONF)
+    assert summary_of(spark, table, result.snapshot_id) == "probed 1 files, built 0, read 1"  # read back, not rejected
+    deleted = {i for i in hits if i % 5 == 0}
+    assert result.deleted_rows == len(deleted)
+    values = {v for (v,) in spark.sql(f"SELECT v FROM {table}").collect()}
+    expected = ({i for i in range(count) if i not in hits} | {-i for i in hits if i not in deleted}
+                | {-i for i in range(count, count + 3)})
+    assert values == expected and spark.table(table).count() == len(expected)
+
+
 def test_a_corrupt_entry_is_rebuilt_with_a_warning_and_rows_stay_right(spark, namespace, cold_index, caplog):
     doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.x (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     table = f"{namespace}.x"

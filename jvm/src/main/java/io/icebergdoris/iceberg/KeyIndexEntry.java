@@ -22,14 +22,26 @@ import org.apache.spark.sql.catalyst.InternalRow;
  */
 final class KeyIndexEntry {
   final long[] longs; // the fast path: one integer-like key column; else null
-  final byte[][] bytes; // every other key: order-preserving encodings; else null
+  // Every other key: order-preserving encodings back to back in key order, key i at
+  // keyData[keyOffsets[i], keyOffsets[i + 1]); else null. One array, not one per key: a new
+  // session reads whole entries of millions of keys, and allocating, copying and later
+  // collecting an object per key was most of that read.
+  final byte[] keyData;
+  final int[] keyOffsets;
   final int[] positions;
   final long[] sequences; // null without a sequence column
   final boolean[] nullSequences; // null without a sequence column
 
-  KeyIndexEntry(long[] longs, byte[][] bytes, int[] positions, long[] sequences, boolean[] nullSequences) {
+  KeyIndexEntry(long[] longs, byte[] keyData, int[] keyOffsets, int[] positions, long[] sequences, boolean[] nullSequences) {
+    if ((longs == null) == (keyData == null) || (keyData == null) != (keyOffsets == null)) {
+      throw new IllegalArgumentException("an entry holds either long keys or encoded keys");
+    }
+    if (keyOffsets != null && keyOffsets.length != positions.length + 1) {
+      throw new IllegalArgumentException("one offset per key and one past the last");
+    }
     this.longs = longs;
-    this.bytes = bytes;
+    this.keyData = keyData;
+    this.keyOffsets = keyOffsets;
     this.positions = positions;
     this.sequences = sequences;
     this.nullSequences = nullSequences;
@@ -45,24 +57,26 @@ final class KeyIndexEntry {
 
   /** Memory held, roughly, for the executor cache's budget (counted in keys of 12 bytes). */
   long weight() {
-    if (bytes == null) {
+    if (keyData == null) {
       return positions.length;
     }
-    long total = 0;
-    for (byte[] key : bytes) {
-      total += key.length + 16;
-    }
+    long total = (long) keyData.length + 8L * positions.length; // the bytes, an offset and a position per key
     return Math.max(positions.length, total / 12);
   }
 
   /** The key at {@code index} as its order-preserving encoding (8 bytes for an integer key). */
   byte[] keyBytes(int index) {
-    return longs != null ? KeyCodec.longBytes(longs[index]) : bytes[index];
+    return longs != null ? KeyCodec.longBytes(longs[index]) : Arrays.copyOfRange(keyData, keyOffsets[index], keyOffsets[index + 1]);
+  }
+
+  int keyLength(int index) {
+    return keyOffsets[index + 1] - keyOffsets[index];
   }
 
   /**
    * Reads the key columns (and the sequence column, when {@code sequence} is given) of one data
-   * file by Iceberg field id and sorts them; null if some key is NULL (the index cannot cover it).
+   * file by Iceberg field id and sorts them; null if some key is NULL or the keys hold more bytes
+   * than one array (the index cannot cover the file).
    */
   static KeyIndexEntry build(
       FileIO io, String location, KeyCodec codec, List<Types.NestedField> keys, Types.NestedField sequence, NameMapping names) {
@@ -129,6 +143,8 @@ final class KeyIndexEntry {
     for (int i = 0; i < count; i++) {
       positions[i] = i;
     }
+    byte[] keyData = null;
+    int[] keyOffsets = null;
     if (longs != null) {
       boolean ordered = true;
       for (int i = 1; i < count && ordered; i++) {
@@ -138,20 +154,39 @@ final class KeyIndexEntry {
         KeyIndex.sort(longs, positions);
       }
     } else {
-      Integer[] order = new Integer[count];
-      for (int i = 0; i < count; i++) {
-        order[i] = i;
+      boolean ordered = true;
+      for (int i = 1; i < count && ordered; i++) {
+        ordered = Arrays.compareUnsigned(bytes[i - 1], bytes[i]) <= 0;
       }
-      Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b])); // stable: ties by position
-      byte[][] sortedBytes = new byte[count][];
-      for (int i = 0; i < count; i++) {
-        positions[i] = order[i];
-        sortedBytes[i] = bytes[order[i]];
+      if (!ordered) { // a load's own files are written in key order: only other writers' files sort here
+        Integer[] order = new Integer[count];
+        for (int i = 0; i < count; i++) {
+          order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b])); // stable: ties by position
+        for (int i = 0; i < count; i++) {
+          positions[i] = order[i];
+        }
       }
-      System.arraycopy(sortedBytes, 0, bytes, 0, count);
+      long total = 0;
+      for (byte[] key : bytes) {
+        total += key.length;
+      }
+      if (total > Integer.MAX_VALUE - 16) {
+        return null; // more key bytes than one array holds: the file is looked up by scanning
+      }
+      keyData = new byte[(int) total];
+      keyOffsets = new int[count + 1];
+      int at = 0;
+      for (int i = 0; i < count; i++) {
+        byte[] key = bytes[positions[i]];
+        System.arraycopy(key, 0, keyData, at, key.length);
+        at += key.length;
+        keyOffsets[i + 1] = at;
+      }
     }
     if (sequences == null) {
-      return new KeyIndexEntry(longs, bytes, positions, null, null);
+      return new KeyIndexEntry(longs, keyData, keyOffsets, positions, null, null);
     }
     long[] sortedSequences = new long[count];
     boolean[] sortedNulls = new boolean[count];
@@ -159,7 +194,7 @@ final class KeyIndexEntry {
       sortedSequences[i] = sequences[positions[i]];
       sortedNulls[i] = nullSequences[positions[i]];
     }
-    return new KeyIndexEntry(longs, bytes, positions, sortedSequences, sortedNulls);
+    return new KeyIndexEntry(longs, keyData, keyOffsets, positions, sortedSequences, sortedNulls);
   }
 
   // ---- comparisons with a batch's keys (both sides use the same representation) ----
@@ -168,13 +203,20 @@ final class KeyIndexEntry {
   int compare(int index, KeyIndexEntry other, int otherIndex) {
     return longs != null
         ? Long.compare(longs[index], other.longs[otherIndex])
-        : Arrays.compareUnsigned(bytes[index], other.bytes[otherIndex]);
+        : Arrays.compareUnsigned(
+            keyData, keyOffsets[index], keyOffsets[index + 1],
+            other.keyData, other.keyOffsets[otherIndex], other.keyOffsets[otherIndex + 1]);
   }
 
   int compare(int index, KeyIndex.BatchKeys batch, int batchIndex) {
     return longs != null
         ? Long.compare(longs[index], batch.longs[batchIndex])
-        : Arrays.compareUnsigned(bytes[index], batch.bytes()[batchIndex]);
+        : compareKey(index, batch.bytes()[batchIndex]);
+  }
+
+  /** Encoded key {@code index} against {@code key}. */
+  int compareKey(int index, byte[] key) {
+    return Arrays.compareUnsigned(keyData, keyOffsets[index], keyOffsets[index + 1], key, 0, key.length);
   }
 
   /**

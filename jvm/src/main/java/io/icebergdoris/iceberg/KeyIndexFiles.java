@@ -32,6 +32,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.column.page.DictionaryPage;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.PageReadStore;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.PageReader;
 import org.apache.iceberg.shaded.org.apache.parquet.column.values.ValuesReader;
+import org.apache.iceberg.shaded.org.apache.parquet.column.values.delta.DeltaBinaryPackingValuesReader;
 import org.apache.iceberg.shaded.org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.FileMetaData;
@@ -75,6 +76,9 @@ final class KeyIndexFiles {
   static final int FORMAT = 2;
   static final String CHECKSUM = "doris.key-index.crc32c";
   static final String DATA_FILE = "doris.key-index.data-file";
+  // The encoded keys' total length, so a reader allocates their array once (entries written
+  // before it was recorded are read all the same, into a growing array).
+  static final String KEY_BYTES = "doris.key-index.key-bytes";
 
   private static final Schema LONG_KEYS = schema(Types.LongType.get());
   private static final Schema ENCODED_KEYS = schema(Types.BinaryType.get());
@@ -135,6 +139,7 @@ final class KeyIndexFiles {
             .set(TableProperties.PARQUET_COMPRESSION, "snappy")
             .meta(CHECKSUM, Long.toString(checksum(entry)))
             .meta(DATA_FILE, dataLocation)
+            .meta(KEY_BYTES, Long.toString(longKeys ? 0 : entry.keyData.length))
             .overwrite()
             .build();
     try (FileAppender<InternalRow> out = appender) {
@@ -143,7 +148,7 @@ final class KeyIndexFiles {
         if (longKeys) {
           row.setLong(0, entry.longs[i]);
         } else {
-          row.update(0, entry.bytes[i]);
+          row.update(0, entry.keyBytes(i));
         }
         row.setInt(1, entry.positions[i]);
         if (entry.hasSequences() && !entry.nullSequences[i]) {
@@ -189,7 +194,7 @@ final class KeyIndexFiles {
       ColumnDescriptor sequenceColumn = withSequence ? column(schema, "seq", PrimitiveTypeName.INT64, 1) : null;
       int count = (int) rows;
       long[] longs = fast ? new long[count] : null;
-      byte[][] bytes = fast ? null : new byte[count][];
+      EncodedKeys encoded = fast ? null : new EncodedKeys(count, keyBytes(meta.getKeyValueMetaData().get(KEY_BYTES), count));
       int[] positions = new int[count];
       long[] sequences = withSequence ? new long[count] : null;
       boolean[] nullSequences = withSequence ? new boolean[count] : null;
@@ -200,7 +205,7 @@ final class KeyIndexFiles {
         if (index + groupRows > count) {
           throw new IllegalStateException("more rows than the data file");
         }
-        Column keys = fast ? Column.longs(longs) : Column.bytes(bytes);
+        Column keys = fast ? Column.longs(longs) : encoded;
         read(pages.getPageReader(keyColumn), keyColumn, keys, index, groupRows);
         read(pages.getPageReader(positionColumn), positionColumn, Column.ints(positions), index, groupRows);
         if (withSequence) {
@@ -211,13 +216,31 @@ final class KeyIndexFiles {
       if (index != count) {
         throw new IllegalStateException(index + " rows for a data file of " + count);
       }
-      KeyIndexEntry entry = new KeyIndexEntry(longs, bytes, positions, sequences, nullSequences);
+      KeyIndexEntry entry =
+          fast
+              ? new KeyIndexEntry(longs, null, null, positions, sequences, nullSequences)
+              : new KeyIndexEntry(null, encoded.data(), encoded.offsets, positions, sequences, nullSequences);
       check(entry);
       if (!expected.equals(Long.toString(checksum(entry)))) {
         throw new IllegalStateException("checksum mismatch");
       }
       return entry;
     }
+  }
+
+  /** The recorded total of key bytes if it is plausible, else a first guess to grow from. */
+  private static int keyBytes(String recorded, int count) {
+    try {
+      long bytes = recorded == null ? -1 : Long.parseLong(recorded);
+      // A wrong figure only costs growing or trimming (the checksum decides); a damaged one must
+      // not allocate more than a generous 256 bytes per key.
+      if (bytes >= 0 && bytes <= Math.min(Integer.MAX_VALUE - 16, 256L * count)) {
+        return (int) bytes;
+      }
+    } catch (NumberFormatException e) {
+      // an entry from another writer: grow instead
+    }
+    return (int) Math.min(Integer.MAX_VALUE - 16, 16L * count);
   }
 
   /** The column {@code name} of an entry file, if it has the type (and optionality) this format writes. */
@@ -253,6 +276,10 @@ final class KeyIndexFiles {
         throw new IllegalStateException("column " + name + " has more values than rows");
       }
       Encoding encoding = data.getDataEncoding();
+      if (data.getNullCount() == 0 && into.fillDirectly(encoding, data, at, values)) {
+        at += values;
+        continue;
+      }
       ValuesReader decoder;
       if (encoding.usesDictionary()) {
         if (dictionary == null) {
@@ -279,6 +306,11 @@ final class KeyIndexFiles {
   private abstract static class Column {
     abstract void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) throws IOException;
 
+    /** Decodes a page without Parquet's value reader, if this column knows its encoding; else false. */
+    boolean fillDirectly(Encoding encoding, DataPageV2 page, int at, int count) throws IOException {
+      return false;
+    }
+
     static Column longs(long[] into) {
       return new Column() {
         @Override
@@ -298,18 +330,6 @@ final class KeyIndexFiles {
           requireAll(defined);
           for (int i = at; i < at + count; i++) {
             into[i] = values.readInteger();
-          }
-        }
-      };
-    }
-
-    static Column bytes(byte[][] into) {
-      return new Column() {
-        @Override
-        void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) {
-          requireAll(defined);
-          for (int i = at; i < at + count; i++) {
-            into[i] = values.readBytes().getBytes();
           }
         }
       };
@@ -337,6 +357,88 @@ final class KeyIndexFiles {
     }
   }
 
+  /**
+   * The encoded keys of an entry, decoded into one growing array (see {@link KeyIndexEntry#keyData}).
+   *
+   * <p>Pages in DELTA_BYTE_ARRAY (what Parquet v2 writes for sorted binary keys once the
+   * dictionary is full) are decoded here: the prefix lengths and suffix lengths (each
+   * DELTA_BINARY_PACKED), then the suffixes back to back; each key is its predecessor's prefix
+   * (within the page) plus its suffix, copied straight into place. Parquet's own reader made
+   * two objects and two copies per key. Other encodings (dictionary pages) go through it.
+   */
+  private static final class EncodedKeys extends Column {
+    private byte[] data;
+    final int[] offsets; // offsets[i + 1] is where key i ends
+
+    EncodedKeys(int count, int expectedBytes) {
+      offsets = new int[count + 1];
+      data = new byte[expectedBytes];
+    }
+
+    byte[] data() {
+      int size = offsets[offsets.length - 1];
+      return data.length == size ? data : java.util.Arrays.copyOf(data, size);
+    }
+
+    /** Room for {@code more} bytes after {@code end}. */
+    private void grow(int end, int more) {
+      long needed = (long) end + more;
+      if (needed > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("the keys hold more bytes than one entry array");
+      }
+      if (needed > data.length) {
+        data = java.util.Arrays.copyOf(data, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, 2L * data.length)));
+      }
+    }
+
+    @Override
+    void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) {
+      Column.requireAll(defined);
+      int end = offsets[at];
+      for (int i = at; i < at + count; i++) {
+        org.apache.iceberg.shaded.org.apache.parquet.io.api.Binary key = values.readBytes();
+        int length = key.length();
+        grow(end, length);
+        key.toByteBuffer().get(data, end, length);
+        end += length;
+        offsets[i + 1] = end;
+      }
+    }
+
+    @Override
+    boolean fillDirectly(Encoding encoding, DataPageV2 page, int at, int count) throws IOException {
+      if (encoding != Encoding.DELTA_BYTE_ARRAY) {
+        return false;
+      }
+      ByteBufferInputStream in = ByteBufferInputStream.wrap(page.getData().toByteBuffer());
+      DeltaBinaryPackingValuesReader prefixes = new DeltaBinaryPackingValuesReader();
+      prefixes.initFromPage(count, in);
+      DeltaBinaryPackingValuesReader suffixes = new DeltaBinaryPackingValuesReader();
+      suffixes.initFromPage(count, in);
+      java.nio.ByteBuffer bytes = in.slice((int) in.available());
+      int end = offsets[at];
+      int previous = -1; // where the page's previous key starts (none yet)
+      for (int i = at; i < at + count; i++) {
+        int prefix = prefixes.readInteger();
+        int suffix = suffixes.readInteger();
+        int previousLength = previous < 0 ? 0 : end - previous;
+        if (prefix < 0 || prefix > previousLength || suffix < 0 || suffix > bytes.remaining()) {
+          throw new IllegalStateException("a damaged key page (prefix " + prefix + ", suffix " + suffix + ")");
+        }
+        grow(end, prefix + suffix);
+        System.arraycopy(data, previous < 0 ? end : previous, data, end, prefix);
+        bytes.get(data, end + prefix, suffix);
+        previous = end;
+        end += prefix + suffix;
+        offsets[i + 1] = end;
+      }
+      if (bytes.hasRemaining()) {
+        throw new IllegalStateException("a key page holds bytes past its last key");
+      }
+      return true;
+    }
+  }
+
   private static void check(KeyIndexEntry entry) {
     boolean[] seen = new boolean[entry.size()];
     for (int i = 0; i < entry.size(); i++) {
@@ -349,7 +451,7 @@ final class KeyIndexFiles {
         int order =
             entry.longs != null
                 ? Long.compare(entry.longs[i - 1], entry.longs[i])
-                : java.util.Arrays.compareUnsigned(entry.bytes[i - 1], entry.bytes[i]);
+                : entry.compare(i - 1, entry, i);
         if (order > 0) {
           throw new IllegalStateException("keys out of order");
         }
@@ -365,8 +467,9 @@ final class KeyIndexFiles {
     CRC32C crc = new CRC32C();
     java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate(1 << 16);
     for (int i = 0; i < entry.size(); i++) {
-      byte[] key = entry.longs != null ? null : entry.bytes[i];
-      int needed = (key == null ? 8 : 4 + key.length) + 13;
+      boolean encoded = entry.longs == null;
+      int length = encoded ? entry.keyLength(i) : 0;
+      int needed = (encoded ? 4 + length : 8) + 13;
       if (block.remaining() < needed) {
         block.flip();
         crc.update(block);
@@ -375,10 +478,10 @@ final class KeyIndexFiles {
           block = java.nio.ByteBuffer.allocate(needed); // a key longer than the block
         }
       }
-      if (key == null) {
-        block.putLong(entry.longs[i]);
+      if (encoded) {
+        block.putInt(length).put(entry.keyData, entry.keyOffsets[i], length);
       } else {
-        block.putInt(key.length).put(key);
+        block.putLong(entry.longs[i]);
       }
       boolean hasValue = entry.hasSequences() && !entry.nullSequences[i];
       block.putInt(entry.positions[i]).put((byte) (hasValue ? 1 : 0)).putLong(hasValue ? entry.sequences[i] : 0L);
