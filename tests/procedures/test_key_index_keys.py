@@ -245,6 +245,31 @@ def test_a_cold_executor_reads_delta_encoded_string_entries_exactly(spark, names
     assert values == expected and spark.table(table).count() == len(expected)
 
 
+def test_entries_with_dictionary_pages_as_earlier_versions_wrote_them_are_read(spark, namespace, cold_index):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.dict (k VARCHAR(10) NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.dict"
+    load(spark, table, [f"('k{i:03d}', {i}, 0)" for i in range(300)], "k, v, d", index=True)
+    load(spark, table, ["('k001', 1, 0)"], "k, v, d", index=True)  # the first lookup stores the entry
+    (entry,) = entry_files(spark, table)
+    stored = pq.read_table(entry)
+    footer = pq.ParquetFile(entry).metadata.metadata
+    assert "DELTA_BYTE_ARRAY" in pq.ParquetFile(entry).metadata.row_group(0).column(0).encodings
+
+    # The same rows (so the same checksum) in dictionary-encoded v2 pages, with key statistics.
+    pq.write_table(stored.replace_schema_metadata(footer), entry, use_dictionary=True, data_page_version="2.0")
+    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+    assert "RLE_DICTIONARY" in pq.ParquetFile(entry).metadata.row_group(0).column(0).encodings
+    key_index.clear_cache(IcebergJava(spark))
+    result = load(spark, table, ["('k007', 70, 0)", "('k299', 0, 1)", "('k300', 300, 0)"], "k, v, d", index=True)
+    assert summary_of(spark, table, result.snapshot_id) == "probed 1 files, built 0, read 1"  # read, not rejected
+    assert result.deleted_rows == 1
+    got = {k: v for k, v, _ in rows(spark, table)}
+    assert got["k007"] == 70 and got["k300"] == 300 and "k299" not in got and len(got) == 300
+
+
 def test_a_corrupt_entry_is_rebuilt_with_a_warning_and_rows_stay_right(spark, namespace, cold_index, caplog):
     doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.x (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     table = f"{namespace}.x"
