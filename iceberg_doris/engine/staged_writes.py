@@ -38,11 +38,15 @@ log = logging.getLogger(__name__)
 
 def stage_data_files(
     iceberg: IcebergJava, name: TableName, frame: "DataFrame", *, table: JavaObject | None = None,
-    small_in_one_task: bool = True, disjoint_files: bool = False,
+    small_in_one_task: bool = True, disjoint_files: bool = False, rows_at_most_of: "DataFrame | None" = None,
 ) -> list[JavaObject]:
     """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles.
     ``table``: the table as the caller already loaded it (else it is loaded here); only its format
     version, identity and partition spec are used, so any recent load serves.
+    ``rows_at_most_of``: a frame known to have at least as many rows as ``frame`` (the batch that
+    merged rows come from), whose size, scaled to ``frame``'s row width, bounds Spark's estimate of
+    ``frame``: Spark estimates a join by the product of its sides (10^18 bytes for a 1% aggregate
+    load's merged rows), which made every merge-on-write merge range-distribute its few rows.
 
     How the rows reach the writing tasks, cheapest first; each file is sorted by the table's sort
     order either way:
@@ -68,7 +72,7 @@ def stage_data_files(
 
     if table is None:
         table = iceberg.load_table(name)
-    one_task = small_in_one_task and small_write(frame)
+    one_task = small_in_one_task and small_write(frame, rows_at_most_of)
     writers = None if one_task or disjoint_files else unshuffled_writers_for(frame, table)
     if writers is not None:
         frame = frame.coalesce(writers)
@@ -147,8 +151,9 @@ def bucket_partitions(table: JavaObject) -> int | None:
     return count
 
 
-def small_write(frame: "DataFrame") -> bool:
-    """Whether Spark estimates ``frame`` under ``spark.doris.load.smallWriteMaxBytes``; an unknown
+def small_write(frame: "DataFrame", rows_at_most_of: "DataFrame | None" = None) -> bool:
+    """Whether Spark estimates ``frame`` under ``spark.doris.load.smallWriteMaxBytes`` (bounded by
+    the size of ``rows_at_most_of`` scaled to ``frame``'s row width, when given); an unknown
     estimate (rows from Python objects) is not small."""
     if frame.sparkSession.conf.get(RENAMED_CONF, None) is not None:
         # Ignoring it would quietly drop the user's limit.
@@ -160,9 +165,19 @@ def small_write(frame: "DataFrame") -> bool:
     if limit <= 0:
         return False
     try:
-        # The plan before optimisation (with cached frames substituted): the write optimises its
-        # own plan anyway, and optimising a plan with joins twice showed as ~0.1 s in a profile.
-        estimate = int(frame._jdf.queryExecution().withCachedData().stats().sizeInBytes())
+        # The plan before optimisation: the write optimises its own plan anyway, and optimising a
+        # plan with joins twice showed as ~0.1 s in a profile.
+        estimate = size_estimate(frame)
+        if rows_at_most_of is not None:
+            # Row widths by Spark's default sizes (a string counts 20 bytes), as its own estimates do.
+            rows = size_estimate(rows_at_most_of) // max(1, int(rows_at_most_of._jdf.schema().defaultSize()))
+            estimate = min(estimate, (rows + 1) * max(1, int(frame._jdf.schema().defaultSize())))
     except Exception:  # no estimate: range-distribute, which is balanced whatever the rows
         return False
     return estimate < limit
+
+
+def size_estimate(frame: "DataFrame") -> int:
+    """Spark's estimate of ``frame``'s bytes, from the plan before optimisation with cached frames
+    substituted (a materialised cache reports its real size)."""
+    return int(frame._jdf.queryExecution().withCachedData().stats().sizeInBytes())

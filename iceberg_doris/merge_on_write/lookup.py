@@ -252,10 +252,17 @@ def _decide_and_stage(
         if partial_check_needed(shape):
             check_partial_new_keys(handle, decided, shape)
         marks = marks if marks is not None else plan.replaced_positions(decided)
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table) if stage_upserts else []
+        # One row per batch row at most: the batch's size bounds the join's estimate.
+        upserts = (
+            stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table, rows_at_most_of=batch)
+            if stage_upserts
+            else []
+        )
         tombstone_files = []
         if shape.sequence_column and marks.any_delete_wins:
-            tombstone_files = stage_data_files(iceberg, handle.name, plan.tombstones(decided, shape), table=table)
+            tombstone_files = stage_data_files(
+                iceberg, handle.name, plan.tombstones(decided, shape), table=table, rows_at_most_of=batch
+            )
     finally:
         decided.unpersist()
     return marks, upserts, tombstone_files

@@ -134,6 +134,38 @@ def test_a_small_upsert_is_written_as_one_sorted_file_per_partition(spark, names
     assert all((v, s) == ("new", 2) for k, v, s in rows if k in expected)
 
 
+@pytest.mark.parametrize("shape", ["aggregate", "partial"])
+def test_a_small_merge_with_stored_rows_is_written_as_one_file_per_partition(spark, namespace, py_catalog, shape):
+    import pyarrow.parquet as pq
+
+    # Merged rows come from a join, which Spark estimates as the product of its sides; the
+    # batch's size bounds them, so a few merged rows go to one writing task, not to a range
+    # distribution over every shuffle partition (uncoalesced here, so it would show as files).
+    model = "n BIGINT SUM) AGGREGATE KEY(k)" if shape == "aggregate" else "n BIGINT, w STRING) UNIQUE KEY(k)"
+    table = f"{namespace}.merged_{shape}"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, {model} DISTRIBUTED BY HASH(k) BUCKETS 2")
+    first = "SELECT CAST(id AS INT) AS k, id AS n" + ("" if shape == "aggregate" else ", 'old' AS w")
+    doris.load(spark, table=table, query=f"{first} FROM range(0, 2000, 1, 4)")
+    before = {r.file_path for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()}
+    settings = {"spark.sql.adaptive.coalescePartitions.enabled": "false", "spark.sql.shuffle.partitions": "8"}
+    batch = "SELECT CAST(id * 3 AS INT) AS k, 1000000 AS n FROM range(0, 300, 1, 4)"
+    with session_settings(spark, settings):
+        extra = {} if shape == "aggregate" else {"columns": "k, n", "partial_columns": True}
+        result = doris.load(spark, table=table, query=batch, **extra)[0]
+    assert result.loaded_rows == 300
+    added = [r for r in spark.sql(f"SELECT file_path, partition FROM {table}.data_files").collect() if r.file_path not in before]
+    assert len(added) == len({tuple(r.partition) for r in added}) == 2  # one file per bucket
+    for file in added:
+        keys = pq.read_table(file.file_path.removeprefix("file:"), columns=["k"]).column("k").to_pylist()
+        assert keys == sorted(keys)
+    rows = {row[0]: row[1:] for row in readers_agree(spark, py_catalog, table)}
+    assert len(rows) == 2000
+    for k in range(2000):
+        merged = k + 1000000 if shape == "aggregate" else 1000000
+        expected = (merged,) if shape == "aggregate" else (merged, "old")
+        assert rows[k] == (expected if k % 3 == 0 and k < 900 else ((k,) if shape == "aggregate" else (k, "old")))
+
+
 @pytest.fixture
 def range_distributed_writes(spark):
     """Every staged write range-distributed (as large loads are) and not coalesced into one task,

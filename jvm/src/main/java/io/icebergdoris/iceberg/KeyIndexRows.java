@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Table;
@@ -17,6 +18,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.data.SparkParquetReaders;
+import org.apache.iceberg.spark.data.vectorized.VectorizedSparkParquetReaders;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -32,6 +34,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.storage.StorageLevel;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -162,6 +165,13 @@ public final class KeyIndexRows {
     }
     UTF8String location = UTF8String.fromString(file.location);
     long[] positions = file.positions;
+    // Iceberg's vectorized reader decodes pages into column vectors where its row reader builds
+    // every row: on a 1% aggregate load into 10M rows (two 5M-row files, 100k hits) the read took
+    // 1.2-1.5 s instead of 2.0-2.5 s. It reads primitive columns only; nested ones go row by row.
+    boolean vectorized = true;
+    for (Types.NestedField field : projection.columns()) {
+      vectorized &= field.type().isPrimitiveType();
+    }
     List<InternalRow> result = new ArrayList<>(positions.length);
     int next = 0; // the first position not yet read
     long groupStart = 0; // the first row of group g
@@ -184,33 +194,11 @@ public final class KeyIndexRows {
       long start = groups.get(first).getStartingPos();
       BlockMetaData last = groups.get(g - 1);
       long end = last.getStartingPos() + last.getCompressedSize();
-      Parquet.ReadBuilder builder = Parquet.read(input)
-          .project(projection)
-          .split(start, end - start)
-          .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
-          .reuseContainers(); // most rows are not hits: only the hits' values are copied out
-      if (mapping != null) {
-        builder = builder.withNameMapping(mapping);
-      }
       int at = KeyIndex.lowerBound(positions, 0, positions.length, runStart);
-      long position = runStart;
-      try (CloseableIterable<InternalRow> rows = builder.build()) {
-        for (InternalRow row : rows) {
-          if (at < positions.length && positions[at] == position) {
-            Object[] values = new Object[types.length + 2];
-            for (int c = 0; c < types.length; c++) {
-              values[c] = row.isNullAt(c) ? null : copied(row.get(c, types[c]));
-            }
-            values[types.length] = location;
-            values[types.length + 1] = position;
-            result.add(new GenericInternalRow(values));
-            at++;
-          }
-          position++;
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+      long position =
+          vectorized
+              ? readBatches(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result)
+              : readRows(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result);
       if (position - runStart != runRows) {
         // The split did not select exactly these row groups: positions would be wrong.
         throw new IllegalStateException("read " + (position - runStart) + " rows of row groups " + first + ".." + (g - 1)
@@ -222,6 +210,73 @@ public final class KeyIndexRows {
           file.location + " holds " + result.size() + " of the " + positions.length + " rows the key index points at");
     }
     return result;
+  }
+
+  /** Reads one split row by row, keeping the rows at {@code positions} from index {@code at}; returns the position after it. */
+  private static long readRows(
+      InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
+      long[] positions, int at, long position, List<InternalRow> result) {
+    Parquet.ReadBuilder builder = Parquet.read(input)
+        .project(projection)
+        .split(start, length)
+        .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
+        .reuseContainers(); // most rows are not hits: only the hits' values are copied out
+    if (mapping != null) {
+      builder = builder.withNameMapping(mapping);
+    }
+    try (CloseableIterable<InternalRow> rows = builder.build()) {
+      for (InternalRow row : rows) {
+        if (at < positions.length && positions[at] == position) {
+          result.add(hit(row, types, location, position));
+          at++;
+        }
+        position++;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return position;
+  }
+
+  /** {@link #readRows} through Iceberg's vectorized reader: batches of rows, hits picked out of them. */
+  private static long readBatches(
+      InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
+      long[] positions, int at, long position, List<InternalRow> result) {
+    Parquet.ReadBuilder builder = Parquet.read(input)
+        .project(projection)
+        .split(start, length)
+        .createBatchedReaderFunc(fileSchema -> VectorizedSparkParquetReaders.buildReader(projection, fileSchema, Map.of(), null))
+        .recordsPerBatch(BATCH_ROWS);
+    if (mapping != null) {
+      builder = builder.withNameMapping(mapping);
+    }
+    try (CloseableIterable<ColumnarBatch> batches = builder.build()) {
+      for (ColumnarBatch batch : batches) {
+        int rows = batch.numRows();
+        while (at < positions.length && positions[at] < position + rows) {
+          long hit = positions[at];
+          result.add(hit(batch.getRow((int) (hit - position)), types, location, hit));
+          at++;
+        }
+        position += rows;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return position;
+  }
+
+  private static final int BATCH_ROWS = 4096;
+
+  /** A hit row's values (copied out of the reader's buffers), then its file and position. */
+  private static InternalRow hit(InternalRow row, DataType[] types, UTF8String location, long position) {
+    Object[] values = new Object[types.length + 2];
+    for (int c = 0; c < types.length; c++) {
+      values[c] = row.isNullAt(c) ? null : copied(row.get(c, types[c]));
+    }
+    values[types.length] = location;
+    values[types.length + 1] = position;
+    return new GenericInternalRow(values);
   }
 
   /** Values the reader may reuse are copied (strings and nested values). */
