@@ -216,14 +216,9 @@ public final class KeyIndexRows {
   private static long readRows(
       InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
       long[] positions, int at, long position, List<InternalRow> result) {
-    Parquet.ReadBuilder builder = Parquet.read(input)
-        .project(projection)
-        .split(start, length)
+    Parquet.ReadBuilder builder = split(input, projection, mapping, start, length)
         .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
         .reuseContainers(); // most rows are not hits: only the hits' values are copied out
-    if (mapping != null) {
-      builder = builder.withNameMapping(mapping);
-    }
     try (CloseableIterable<InternalRow> rows = builder.build()) {
       for (InternalRow row : rows) {
         if (at < positions.length && positions[at] == position) {
@@ -242,14 +237,9 @@ public final class KeyIndexRows {
   private static long readBatches(
       InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
       long[] positions, int at, long position, List<InternalRow> result) {
-    Parquet.ReadBuilder builder = Parquet.read(input)
-        .project(projection)
-        .split(start, length)
+    Parquet.ReadBuilder builder = split(input, projection, mapping, start, length)
         .createBatchedReaderFunc(fileSchema -> VectorizedSparkParquetReaders.buildReader(projection, fileSchema, Map.of(), null))
         .recordsPerBatch(BATCH_ROWS);
-    if (mapping != null) {
-      builder = builder.withNameMapping(mapping);
-    }
     try (CloseableIterable<ColumnarBatch> batches = builder.build()) {
       for (ColumnarBatch batch : batches) {
         int rows = batch.numRows();
@@ -267,6 +257,12 @@ public final class KeyIndexRows {
   }
 
   private static final int BATCH_ROWS = 4096;
+
+  /** A reader of the byte range [start, start + length) of a file (whole row groups), by field id or {@code mapping}. */
+  private static Parquet.ReadBuilder split(InputFile input, Schema projection, NameMapping mapping, long start, long length) {
+    Parquet.ReadBuilder builder = Parquet.read(input).project(projection).split(start, length);
+    return mapping != null ? builder.withNameMapping(mapping) : builder;
+  }
 
   /** A hit row's values (copied out of the reader's buffers), then its file and position. */
   private static InternalRow hit(InternalRow row, DataType[] types, UTF8String location, long position) {
