@@ -159,14 +159,7 @@ final class KeyIndexEntry {
         ordered = Arrays.compareUnsigned(bytes[i - 1], bytes[i]) <= 0;
       }
       if (!ordered) { // a load's own files are written in key order: only other writers' files sort here
-        Integer[] order = new Integer[count];
-        for (int i = 0; i < count; i++) {
-          order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b])); // stable: ties by position
-        for (int i = 0; i < count; i++) {
-          positions[i] = order[i];
-        }
+        positions = KeyIndex.sortedOrder(null, bytes, count); // stable: ties by position
       }
       long total = 0;
       for (byte[] key : bytes) {

@@ -371,11 +371,11 @@ final class KeyIndexFiles {
   /**
    * The encoded keys of an entry, decoded into one growing array (see {@link KeyIndexEntry#keyData}).
    *
-   * <p>Pages in DELTA_BYTE_ARRAY (what Parquet v2 writes for sorted binary keys once the
-   * dictionary is full) are decoded here: the prefix lengths and suffix lengths (each
+   * <p>Pages in DELTA_BYTE_ARRAY (what {@link #write} gives binary keys, having no dictionary;
+   * earlier entries have it once their dictionary filled) are decoded here: the prefix lengths and suffix lengths (each
    * DELTA_BINARY_PACKED), then the suffixes back to back; each key is its predecessor's prefix
    * (within the page) plus its suffix, copied straight into place. Parquet's own reader made
-   * two objects and two copies per key. Other encodings (dictionary pages) go through it.
+   * two objects and two copies per key. Other encodings (earlier entries' dictionary pages) go through it.
    */
   private static final class EncodedKeys extends Column {
     private byte[] data;
@@ -459,11 +459,7 @@ final class KeyIndexFiles {
       }
       seen[position] = true;
       if (i > 0) {
-        int order =
-            entry.longs != null
-                ? Long.compare(entry.longs[i - 1], entry.longs[i])
-                : entry.compare(i - 1, entry, i);
-        if (order > 0) {
+        if (entry.compare(i - 1, entry, i) > 0) {
           throw new IllegalStateException("keys out of order");
         }
       }
@@ -477,8 +473,8 @@ final class KeyIndexFiles {
   static long checksum(KeyIndexEntry entry) {
     CRC32C crc = new CRC32C();
     java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate(1 << 16);
+    boolean encoded = entry.longs == null;
     for (int i = 0; i < entry.size(); i++) {
-      boolean encoded = entry.longs == null;
       int length = encoded ? entry.keyLength(i) : 0;
       int needed = (encoded ? 4 + length : 8) + 13;
       if (block.remaining() < needed) {
