@@ -148,6 +148,11 @@ class IndexHits:
         text = f"probed {self.probed_files} files, built {self.built_files}"
         return text + (f", read {self.read_files}" if self.read_files else "")
 
+    def one_live_row_per_key(self) -> bool:
+        """Whether no batch key has two live rows among the probed files (true of a table only
+        iceberg-doris writes; a plain INSERT can add a second)."""
+        return bool(self.java.oneLiveRowPerKey())
+
     def live_rows(self, spark: "SparkSession") -> "DataFrame":
         """Sequence tables: the batch keys' live rows (key columns, ``_file``, ``_pos``)."""
         from pyspark.sql import DataFrame
@@ -207,6 +212,17 @@ class StoredRows:
     count: int
     java: JavaObject
     _released: bool = False
+
+    def broadcastable(self) -> bool:
+        """Whether the rows fit Spark's own broadcast limit (``spark.sql.autoBroadcastJoinThreshold``)
+        at their schema's width: Spark cannot tell, as rows read by position carry no size
+        estimate, so a join with them would shuffle both sides."""
+        try:
+            limit = int(self.frame.sparkSession._jsparkSession.sessionState().conf().autoBroadcastJoinThreshold())
+            width = max(1, int(self.frame._jdf.schema().defaultSize()))
+        except Exception:  # no limit or width to go by: let Spark plan the join
+            return False
+        return limit > 0 and self.count * width <= limit
 
     def release(self) -> None:
         if not self._released:

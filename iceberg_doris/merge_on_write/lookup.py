@@ -156,6 +156,7 @@ def look_up(
             marks, staged, tombstone_files = _decide_and_stage(
                 handle, table, batch, shape, live, stored, stage_upserts=upserts is None,
                 marks=lookup.marks if lookup.marks_known else None,
+                live_unique=lookup.live_unique, broadcast_live=lookup.broadcast_live,
             )
         finally:
             lookup.release()
@@ -239,12 +240,15 @@ def _decide_and_stage(
     *,
     stage_upserts: bool,
     marks: plan.ReplacedPositions | None = None,
+    live_unique: bool = False,
+    broadcast_live: bool = False,
 ) -> tuple[plan.ReplacedPositions, list[JavaObject], list[JavaObject]]:
     """Which versions win (:func:`plan.decide`) given the batch keys' live rows and stored sequence
     values, found by the scan or by the index; stages the new rows and tombstones. ``marks``:
-    the replaced positions when already known (every version wins), else gathered from the decision."""
+    the replaced positions when already known (every version wins), else gathered from the decision.
+    ``live_unique`` / ``broadcast_live``: what the index knows of the live rows (:func:`plan.decide`)."""
     iceberg = handle.iceberg
-    decided = plan.decide(batch, live, stored, shape)
+    decided = plan.decide(batch, live, stored, shape, live_unique=live_unique, broadcast_live=broadcast_live)
     # Read more than once (checks, marks, rows, tombstones) unless only the new rows are written.
     reused = marks is None or bool(shape.sequence_column) or partial_check_needed(shape)
     decided = decided.cache() if reused else decided
@@ -286,6 +290,8 @@ class IndexedLookup:
     decide_rows: "tuple[DataFrame, DataFrame | None] | None" = None
     stored_rows: key_index.StoredRows | None = None  # the live rows read by position, kept until released
     marks_known: bool = False  # decide_rows given, yet marks are already what the decision replaces
+    live_unique: bool = False  # decide_rows' live rows hold at most one row per key
+    broadcast_live: bool = False  # and are few enough to broadcast
     # Decided by the index, no decide_rows: every version wins but those of losing_keys (sequence tables).
     decided: bool = False
     losing_keys: "DataFrame | None" = None
@@ -424,7 +430,10 @@ def lookup_with_index(
         # Without a sequence column every version of the batch wins: the hits are what it
         # replaces, known without a Spark job over the decision.
         marks = undecided if shape.sequence_column else _hit_positions(hits)
-        return IndexedLookup(marks, hits, (live, stored), read, marks_known=not shape.sequence_column)
+        return IndexedLookup(
+            marks, hits, (live, stored), read, marks_known=not shape.sequence_column,
+            live_unique=hits.one_live_row_per_key(), broadcast_live=read.broadcastable(),
+        )
     return IndexedLookup(_hit_positions(hits), hits, decided=True)
 
 

@@ -16,7 +16,7 @@ replaced the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.table_model import DorisTableModel
@@ -126,14 +126,22 @@ def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadS
     return matching.groupBy(*keys).agg(F.max(F.col(_q(column))).alias(MAX_SEQUENCE))
 
 
-def decide(batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", shape: KeyedLoadShape) -> "DataFrame":
-    """The batch joined with the live rows, with WINS telling whether each version applies."""
+def decide(
+    batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", shape: KeyedLoadShape, *,
+    live_unique: bool = False, broadcast_live: bool = False,
+) -> "DataFrame":
+    """The batch joined with the live rows, with WINS telling whether each version applies.
+    ``live_unique``: ``live`` holds at most one row per key (as the index can tell), so it is not
+    grouped; ``broadcast_live``: few enough live rows to ship to every task, so the batch is
+    joined where it is read instead of being shuffled to meet them."""
     from pyspark.sql import functions as F
 
     keys = list(shape.keys)
-    joined = batch.join(one_per_key(live, shape), keys, "left")
+    live_per_key = one_per_key(live, shape, already=live_unique)
+    joined = batch.join(F.broadcast(live_per_key) if broadcast_live else live_per_key, keys, "left")
     if stored is not None:
-        joined = joined.join(stored, keys, "left")
+        # From the index, the stored sequence values are no more rows than the live ones.
+        joined = joined.join(F.broadcast(stored) if broadcast_live else stored, keys, "left")
     if shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
         wins = F.lit(True)
     else:
@@ -142,19 +150,30 @@ def decide(batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", sh
     return joined.withColumn(WINS, wins)
 
 
-def one_per_key(live: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+def one_per_key(live: "DataFrame", shape: KeyedLoadShape, *, already: bool = False) -> "DataFrame":
     """The live rows with one row per key: where each version sits (LIVE_ROWS, every (file,
     position); FILE one of them, non-NULL when the key exists) and the stored values.
 
     A table only iceberg-doris writes holds one live row per key; one that a plain INSERT also
     wrote may hold more. Then every one of them is replaced, and an aggregate load merges them all
-    (their values aggregated first, SUM counting each once), as a compaction would have."""
+    (their values aggregated first, SUM counting each once), as a compaction would have.
+    ``already``: ``live`` is known to hold one row per key; it is reshaped without a grouping
+    (a shuffle), into the same columns and types the grouping gives."""
     from pyspark.sql import functions as F
 
     keys = list(shape.keys)
     located = F.struct(F.col(FILE).alias(FILE), F.col(POSITION).alias(POSITION))
-    aggregates = [F.collect_list(located).alias(LIVE_ROWS), F.min(FILE).alias(FILE)]
     aggregate_model = shape.model.keys_model is KeysModel.AGGREGATE
+    if already:
+        values = []
+        for field in live.schema.fields:
+            if field.name.startswith(LIVE):
+                kind = shape.model.column(field.name[len(LIVE):]).aggregation if aggregate_model else None
+                # A SUM widens its type; the merge then computes as it does on the grouped rows.
+                target = _sum_type(field.dataType) if kind == "SUM" else field.dataType
+                values.append(F.col(_q(field.name)).cast(target).alias(field.name))
+        return live.select(*[F.col(_q(k)) for k in keys], F.array(located).alias(LIVE_ROWS), F.col(FILE), *values)
+    aggregates = [F.collect_list(located).alias(LIVE_ROWS), F.min(FILE).alias(FILE)]
     for name in live.columns:
         if not name.startswith(LIVE):
             continue
@@ -172,6 +191,17 @@ def one_per_key(live: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
             merged = F.max_by(value, located)
         aggregates.append(merged.alias(name))
     return live.groupBy(*[F.col(_q(k)) for k in keys]).agg(*aggregates)
+
+
+def _sum_type(value_type: Any) -> Any:
+    """The type Spark's SUM gives over ``value_type`` (``Sum.resultType``)."""
+    from pyspark.sql import types as T
+
+    if isinstance(value_type, T.DecimalType):
+        return T.DecimalType(min(38, value_type.precision + 10), value_type.scale)
+    if isinstance(value_type, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return T.LongType()
+    return T.DoubleType()
 
 
 def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":

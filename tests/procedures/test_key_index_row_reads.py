@@ -141,6 +141,102 @@ def test_partial_updates_carry_every_column_type_read_by_position(spark, namespa
         assert stored[6][9] == [6, None] and stored[12][9] is None
 
 
+@pytest.mark.parametrize(
+    "shape, repeated",
+    [("aggregate", "in another file"), ("aggregate", "in one file"), ("partial", "in both ways")],
+)
+def test_keys_a_plain_insert_repeated_merge_every_live_row(spark, namespace, cold_index, shape, repeated):
+    # A plain INSERT knows no key: key 5 gains a second live row in another file, key 12 two live
+    # rows in one file. The index must see either and group the live rows per key as the scan
+    # does; taken as one row per key, a repeated key would be written once per live row.
+    columns, keys = ("n BIGINT SUM, high INT MAX", "AGGREGATE KEY(k)") if shape == "aggregate" else ("n BIGINT, high INT", "UNIQUE KEY(k)")
+    tables = twins(spark, namespace, f"k INT NOT NULL, {columns}", f"{keys} DISTRIBUTED BY HASH(k) BUCKETS 1")
+    load_both(spark, tables, "SELECT CAST(id AS INT) AS k, id AS n, CAST(id AS INT) AS high FROM range(1, 10)")
+    plain = {"in another file": ["(5, 50, 1)"], "in one file": ["(12, 70, 2)", "(12, 700, 90)"]}
+    inserted = plain.get(repeated, plain["in another file"] + plain["in one file"])
+    for table in tables:
+        spark.sql(f"INSERT INTO {table} VALUES {', '.join(inserted)}")
+    extra = {} if shape == "aggregate" else {"columns": "k, n", "partial_columns": True}
+    batch = [(5, 1000), (12, 1000), (2, 1000)]
+    query = query_of(batch, "k, n") if extra else query_of([row + (0,) for row in batch], "k, n, high")
+    load_both(spark, tables, query, **extra)
+    stored = rows(spark, tables[0])
+    expected_keys = sorted(set(range(1, 10)) | {12})
+    assert [row[0] for row in stored] == expected_keys  # one row per key again
+    by_key = {row[0]: row[1:] for row in stored}
+    if shape == "partial":  # n replaced; the unsupplied column from one of the live rows, as the scan picks it
+        assert by_key[5][0] == by_key[12][0] == by_key[2][0] == 1000 and by_key[2][1] == 2
+    elif repeated == "in another file":
+        assert by_key[5] == (5 + 50 + 1000, 5) and by_key[12] == (1000, 0)
+    else:
+        assert by_key[12] == (70 + 700 + 1000, 90) and by_key[5] == (1005, 5)
+
+
+def shuffled_rows(spark, action) -> int:
+    """Rows Spark wrote to shuffle files while running ``action`` (its jobs, by job group)."""
+    context = spark.sparkContext
+    group = f"shuffled-{random.randrange(1 << 30)}"
+    context.setJobGroup(group, group)
+    try:
+        action()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    store = context._jsc.sc().statusStore()
+    total = 0
+    for job in context.statusTracker().getJobIdsForGroup(group):
+        stages = store.job(job).stageIds()
+        for i in range(stages.size()):
+            attempts = store.stageData(stages.apply(i), False, None, False, None)
+            total += sum(attempts.apply(k).shuffleWriteRecords() for k in range(attempts.size()))
+    return total
+
+
+@pytest.mark.parametrize("shape", ["aggregate", "partial"])
+def test_a_small_merge_with_stored_rows_shuffles_no_row(spark, namespace, cold_index, shape):
+    # The few stored rows the batch meets are broadcast to the tasks reading the batch, which merge
+    # and write where they read: shuffling both sides to join them cost the load two Spark jobs.
+    columns, keys = ("n BIGINT SUM, w STRING MAX", "AGGREGATE KEY(k)") if shape == "aggregate" else ("n BIGINT, w STRING", "UNIQUE KEY(k)")
+    table = f"{namespace}.broadcast_{shape}"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, {columns}) {keys} DISTRIBUTED BY HASH(k) BUCKETS 2")
+    doris.load(spark, table=table, query="SELECT CAST(id AS INT) AS k, id AS n, concat('w', id) AS w FROM range(0, 3000, 1, 4)")
+    extra = {} if shape == "aggregate" else {"columns": "k, n", "partial_columns": True}
+    batch = "SELECT CAST(id * 7 AS INT) AS k, 1 AS n" + (", 'a' AS w" if shape == "aggregate" else "") + " FROM range(0, 600, 1, 4)"
+    outcome = []
+    assert shuffled_rows(spark, lambda: outcome.append(doris.load(spark, table=table, query=batch, **extra)[0])) == 0
+    assert summary_of(spark, table, outcome[0].snapshot_id).endswith(" 429 rows read by position")
+    stored = {row[0]: row[1:] for row in rows(spark, table)}
+    assert len(stored) == 3000 + len([k for k in range(0, 4200, 7) if k >= 3000])
+    assert stored[7] == ((8, "w7") if shape == "aggregate" else (1, "w7")) and stored[3003] == (1, "a" if shape == "aggregate" else None)
+
+
+def test_live_rows_known_one_per_key_take_the_grouped_types(spark, namespace):
+    """Reshaped without grouping, the live rows keep the columns and types the grouping gives (a
+    SUM widens its type), so merging computes alike either way."""
+    from iceberg_doris.engine.iceberg_tables import read_model
+    from iceberg_doris.engine.table_names import TableName
+    from iceberg_doris.merge_on_write import plan
+
+    columns = {
+        "t": ("TINYINT", "SUM"), "i": ("INT", "SUM"), "m": ("DECIMAL(9, 2)", "SUM"), "w": ("DECIMAL(36, 0)", "SUM"),
+        "f": ("FLOAT", "SUM"), "x": ("DOUBLE", "SUM"), "h": ("INT", "MAX"), "l": ("SMALLINT", "MIN"),
+        "r": ("STRING", "REPLACE"), "q": ("DATE", "REPLACE_IF_NOT_NULL"),
+    }
+    body = ", ".join(f"{name} {kind} {aggregation}" for name, (kind, aggregation) in columns.items())
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.typed (k BIGINT NOT NULL, {body}) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    iceberg = IcebergJava(spark)
+    model = read_model(iceberg, iceberg.load_table(TableName(namespace, "typed")))
+    shape = plan.KeyedLoadShape(model, tuple(c.name for c in model.columns), partial=False)
+    selected = ", ".join(f"CAST(id AS {kind}) AS {plan.LIVE}{name}" for name, (kind, _) in columns.items() if kind != "DATE")
+    live = spark.sql(
+        f"SELECT id AS k, {selected}, date_add(DATE'2024-01-01', CAST(id AS INT)) AS {plan.LIVE}q, "
+        f"concat('file-', id % 2) AS {plan.FILE}, id AS {plan.POSITION} FROM range(0, 6)"
+    )
+    grouped = plan.one_per_key(live, shape)
+    reshaped = plan.one_per_key(live, shape, already=True)
+    assert [(f.name, f.dataType) for f in reshaped.schema.fields] == [(f.name, f.dataType) for f in grouped.schema.fields]
+    assert sorted(reshaped.collect()) == sorted(grouped.collect())
+
+
 def test_strict_partial_updates_agree_and_refuse_new_keys_alike(spark, namespace, cold_index):
     tables = twins(spark, namespace, "k INT NOT NULL, a INT, b STRING", "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
     load_both(spark, tables, query_of([(k, k, f"b{k}") for k in range(30)], "k, a, b"))

@@ -32,6 +32,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,7 +220,7 @@ public final class KeyIndex {
 
   /** What probing one data file found. */
   public static final class FileHits implements Serializable {
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
     final String location;
     final boolean indexable; // false: a NULL key in the file (written by another engine)
     final Source source;
@@ -234,9 +235,20 @@ public final class KeyIndex {
     final long[] storedSequences;
     final int[] liveKeys;
     final long[] livePositions;
+    // The batch keys with a live row here, and whether one has several: a load that merges with
+    // the stored rows skips grouping them per key when no key has two live rows in the table.
+    final RoaringBitmap liveKeySet;
+    final boolean repeatsLiveKey;
 
     FileHits(String location, boolean indexable, Source source, String rejected, String unwritten, Positions upserts, Positions deletes,
         int[] storedKeys, long[] storedSequences, int[] liveKeys, long[] livePositions) {
+      this(location, indexable, source, rejected, unwritten, upserts, deletes, storedKeys, storedSequences, liveKeys, livePositions,
+          new RoaringBitmap(), false);
+    }
+
+    FileHits(String location, boolean indexable, Source source, String rejected, String unwritten, Positions upserts, Positions deletes,
+        int[] storedKeys, long[] storedSequences, int[] liveKeys, long[] livePositions, RoaringBitmap liveKeySet,
+        boolean repeatsLiveKey) {
       this.location = location;
       this.indexable = indexable;
       this.source = source;
@@ -248,6 +260,8 @@ public final class KeyIndex {
       this.storedSequences = storedSequences;
       this.liveKeys = liveKeys;
       this.livePositions = livePositions;
+      this.liveKeySet = liveKeySet;
+      this.repeatsLiveKey = repeatsLiveKey;
       this.hitCount = upserts.values.getLongCardinality() + deletes.values.getLongCardinality() + storedKeys.length + liveKeys.length;
     }
   }
@@ -306,6 +320,24 @@ public final class KeyIndex {
 
     public int probedFiles() {
       return hits.size();
+    }
+
+    /**
+     * Whether no batch key has more than one live row among the probed files (a table only
+     * iceberg-doris writes; a plain INSERT can add a second): then the stored rows read by
+     * position need no grouping per key.
+     */
+    public boolean oneLiveRowPerKey() {
+      RoaringBitmap union = new RoaringBitmap();
+      long total = 0;
+      for (FileHits file : hits.values()) {
+        if (file.repeatsLiveKey) {
+          return false;
+        }
+        union.or(file.liveKeySet);
+        total += file.liveKeySet.getLongCardinality();
+      }
+      return union.getLongCardinality() == total;
     }
 
     public int builtFiles() {
@@ -1117,6 +1149,8 @@ public final class KeyIndex {
     LongList storedSequences = new LongList();
     IntList liveKeys = new IntList();
     LongList livePositions = new LongList();
+    RoaringBitmap liveKeySet = new RoaringBitmap();
+    boolean repeatsLiveKey = false;
     int size = entry.size();
     if (size > 0) {
       // Only the batch keys inside this file's [min, max]; for each, every equal key of the file.
@@ -1129,9 +1163,11 @@ public final class KeyIndex {
         start = entry.lowerBound(start, batch, i);
         boolean anySequence = false;
         long largest = Long.MIN_VALUE;
+        int liveRows = 0;
         for (int j = start; j < size && entry.compare(j, batch, i) == 0; j++) {
           int position = entry.positions[j];
           boolean live = deleted == null || !deleted.isDeleted(position);
+          liveRows += live ? 1 : 0;
           if (sequence) {
             if (!entry.nullSequences[j]) {
               largest = anySequence ? Math.max(largest, entry.sequences[j]) : entry.sequences[j];
@@ -1149,10 +1185,15 @@ public final class KeyIndex {
           storedKeys.add(i);
           storedSequences.add(largest);
         }
+        if (liveRows > 0) {
+          liveKeySet.add(i);
+          repeatsLiveKey |= liveRows > 1;
+        }
       }
     }
+    liveKeySet.runOptimize();
     return new FileHits(location, true, source, rejected, unwritten, upserts, deletes,
-        storedKeys.toArray(), storedSequences.toArray(), liveKeys.toArray(), livePositions.toArray());
+        storedKeys.toArray(), storedSequences.toArray(), liveKeys.toArray(), livePositions.toArray(), liveKeySet, repeatsLiveKey);
   }
 
   /** First batch index in [from, count) whose key is >= the entry's key {@code index}. */

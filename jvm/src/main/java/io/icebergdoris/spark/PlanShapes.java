@@ -2,11 +2,20 @@ package io.icebergdoris.spark;
 
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.plans.Inner$;
+import org.apache.spark.sql.catalyst.plans.JoinType;
+import org.apache.spark.sql.catalyst.plans.LeftAnti$;
+import org.apache.spark.sql.catalyst.plans.LeftOuter$;
+import org.apache.spark.sql.catalyst.plans.LeftSemi$;
+import org.apache.spark.sql.catalyst.plans.logical.BROADCAST$;
 import org.apache.spark.sql.catalyst.plans.logical.CollectMetrics;
 import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.HintInfo;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.ResolvedHint;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
@@ -21,9 +30,11 @@ public final class PlanShapes {
   /**
    * Whether computing {@code frame} is only reading rows: projections, filters and observations
    * ({@code Dataset.observe}, counted as the rows pass) over cached
-   * frames already computed, local rows or tables' files. Such rows can be written by one task
-   * ({@code coalesce(1)}) at the cost of reading them there; anything else (a join, an aggregate,
-   * a cache not yet filled, rows from an RDD) would then run entirely in that one task too.
+   * frames already computed, local rows or tables' files, and joins of such rows with a side
+   * hinted to be broadcast (built in a job of its own, then only probed as the rows pass). Such
+   * rows can be written by one task ({@code coalesce(1)}) at the cost of reading them there;
+   * anything else (a shuffled join, an aggregate, a cache not yet filled, rows from an RDD) would
+   * then run entirely in that one task too.
    */
   public static boolean onlyReads(Dataset<Row> frame) {
     return onlyReads(frame.queryExecution().withCachedData());
@@ -45,6 +56,10 @@ public final class PlanShapes {
     if (plan instanceof LocalRelation || plan instanceof LogicalRelation || plan instanceof DataSourceV2Relation) {
       return true;
     }
+    if (plan instanceof Join) {
+      Join join = (Join) plan;
+      return streamsLeft(join.joinType()) && broadcastHinted(join) && onlyReads(join.left());
+    }
     if (!(plan instanceof Project || plan instanceof Filter || plan instanceof SubqueryAlias || plan instanceof CollectMetrics)) {
       return false;
     }
@@ -55,5 +70,26 @@ public final class PlanShapes {
       }
     }
     return true;
+  }
+
+  /** Join types Spark can build from the right side, streaming the left one through the hash table. */
+  private static boolean streamsLeft(JoinType type) {
+    return type == Inner$.MODULE$ || type == LeftOuter$.MODULE$ || type == LeftSemi$.MODULE$ || type == LeftAnti$.MODULE$;
+  }
+
+  /** Whether the join's right side carries a broadcast hint (as analysed, or already merged into the join). */
+  private static boolean broadcastHinted(Join join) {
+    LogicalPlan right = join.right();
+    while (right instanceof SubqueryAlias) {
+      right = ((SubqueryAlias) right).child();
+    }
+    if (right instanceof ResolvedHint && isBroadcast(((ResolvedHint) right).hints())) {
+      return true;
+    }
+    return join.hint().rightHint().isDefined() && isBroadcast(join.hint().rightHint().get());
+  }
+
+  private static boolean isBroadcast(HintInfo hint) {
+    return hint.strategy().isDefined() && hint.strategy().get() == BROADCAST$.MODULE$;
   }
 }
