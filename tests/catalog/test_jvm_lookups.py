@@ -58,6 +58,17 @@ def test_names_are_looked_up_in_the_jvm_once(counted):
     assert len(lookups) <= 1, lookups  # `functions`, found through the view's imports, once at most
 
 
+def test_a_name_without_a_class_is_looked_up_again(counted):
+    # py4j answers "package" for any name it cannot load as a class: kept, a class added later
+    # (ADD JAR) under that name would stay unreachable.
+    jvm, commands = counted
+    first = len(commands)
+    assert isinstance(jvm.io.icebergdoris.NotAClassYet, JavaPackage)
+    looked_up = len(commands) - first
+    assert isinstance(jvm.io.icebergdoris.NotAClassYet, JavaPackage)
+    assert len(commands) - first == 2 * looked_up >= 2
+
+
 def test_a_missing_class_is_still_an_error(spark):
     from py4j.protocol import Py4JError
 
