@@ -215,8 +215,10 @@ class StoredRows:
 
     def broadcastable(self) -> bool:
         """Whether the rows fit Spark's own broadcast limit (``spark.sql.autoBroadcastJoinThreshold``)
-        at their schema's width: Spark cannot tell, as rows read by position carry no size
-        estimate, so a join with them would shuffle both sides."""
+        by the estimate Spark makes from a row count (the schema's default width: a string counts
+        20 bytes, so a row's data file location is counted short, as in Spark's own estimates).
+        Spark cannot tell by itself, as rows read by position carry no size estimate, so a join
+        with them would shuffle both sides."""
         try:
             limit = int(self.frame.sparkSession._jsparkSession.sessionState().conf().autoBroadcastJoinThreshold())
             width = max(1, int(self.frame._jdf.schema().defaultSize()))
