@@ -10,63 +10,58 @@ from pyspark.sql import functions as F
 pytestmark = pytest.mark.spark
 
 
-class CountingClient:
-    """The view's gateway client, counting the commands sent through it."""
-
-    def __init__(self, client):
-        self.client = client
-        self.commands: list[str] = []
-
-    def send_command(self, command, *args, **kwargs):
-        self.commands.append(command)
-        return self.client.send_command(command, *args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self.client, name)
-
-
 @pytest.fixture
 def counted(spark):
-    """Commands sent through the session's JVM view and the packages reached from it."""
+    """The session's JVM view, and every command sent to the JVM meanwhile. Counted on the
+    gateway client itself: the classes and packages a view hands out (and remembers) keep it."""
     jvm = spark.sparkContext._jvm
-    counting = CountingClient(jvm._gateway_client)
-    jvm._gateway_client = counting
+    client = jvm._gateway_client
+    commands: list[str] = []
+    send = client.send_command
+
+    def counting(command, *args, **kwargs):
+        commands.append(command)
+        return send(command, *args, **kwargs)
+
+    client.send_command = counting
     try:
-        yield jvm, counting.commands
+        yield jvm, commands
     finally:
-        jvm._gateway_client = counting.client
+        del client.send_command
+
+
+def lookups_of(commands: list[str], name: str) -> int:
+    """How many of ``commands`` asked the JVM what a name ending in ``name`` is."""
+    return sum(1 for c in commands if c.startswith("r\nu\n") and c.split("\n")[2].endswith(name))
 
 
 def test_names_are_looked_up_in_the_jvm_once(counted):
     jvm, commands = counted
     first = jvm.java.util.concurrent.ConcurrentSkipListSet
-    looked_up = len(commands)
+    seen = len(commands)
     again = jvm.java.util.concurrent.ConcurrentSkipListSet
     assert isinstance(first, JavaClass) and again is first
     assert isinstance(jvm.java.util, JavaPackage)
-    assert len(commands) == looked_up  # no round trip for the names seen before
+    assert [c for c in commands[seen:] if c.startswith("r\nu\n")] == []  # no lookup for the names seen before
     # What is remembered still works: the class makes objects, Spark's functions build columns.
     made = again()
     made.add("b")
     made.add("a")
     assert list(made.toArray()) == ["a", "b"]
-    names = len(commands)
     for _ in range(3):
         F.col("x")
         F.lit(1)
-    lookups = [c for c in commands[names:] if c.startswith("r\nu\n")]
-    assert len(lookups) <= 1, lookups  # `functions`, found through the view's imports, once at most
+    assert lookups_of(commands, "functions") <= 1  # found through the view's imports, once at most
 
 
 def test_a_name_without_a_class_is_looked_up_again(counted):
     # py4j answers "package" for any name it cannot load as a class: kept, a class added later
     # (ADD JAR) under that name would stay unreachable.
     jvm, commands = counted
-    first = len(commands)
     assert isinstance(jvm.io.icebergdoris.NotAClassYet, JavaPackage)
-    looked_up = len(commands) - first
+    once = lookups_of(commands, ".NotAClassYet")
     assert isinstance(jvm.io.icebergdoris.NotAClassYet, JavaPackage)
-    assert len(commands) - first == 2 * looked_up >= 2
+    assert once == 1 and lookups_of(commands, ".NotAClassYet") == 2
 
 
 def test_a_missing_class_is_still_an_error(spark):
