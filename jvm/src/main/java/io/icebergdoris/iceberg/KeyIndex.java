@@ -241,12 +241,6 @@ public final class KeyIndex {
     final boolean repeatsLiveKey;
 
     FileHits(String location, boolean indexable, Source source, String rejected, String unwritten, Positions upserts, Positions deletes,
-        int[] storedKeys, long[] storedSequences, int[] liveKeys, long[] livePositions) {
-      this(location, indexable, source, rejected, unwritten, upserts, deletes, storedKeys, storedSequences, liveKeys, livePositions,
-          new RoaringBitmap(), false);
-    }
-
-    FileHits(String location, boolean indexable, Source source, String rejected, String unwritten, Positions upserts, Positions deletes,
         int[] storedKeys, long[] storedSequences, int[] liveKeys, long[] livePositions, RoaringBitmap liveKeySet,
         boolean repeatsLiveKey) {
       this.location = location;
@@ -910,7 +904,7 @@ public final class KeyIndex {
       Found found = entryFor(files, file, layout, maxRows);
       if (found.entry == null) {
         return new FileHits(file.location, false, Source.BUILT, found.rejected, null, new Positions(), new Positions(),
-            new int[0], new long[0], new int[0], new long[0]);
+            new int[0], new long[0], new int[0], new long[0], new RoaringBitmap(), false);
       }
       PositionDeleteIndex deleted = null;
       if (!file.deletes.isEmpty()) {
