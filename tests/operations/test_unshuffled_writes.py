@@ -162,3 +162,26 @@ def test_a_key_repeated_in_two_writing_tasks_falls_back_and_keeps_one_row(
     rows = readers_agree(spark, py_catalog, table)
     assert [r[0] for r in rows] == [i * 7 for i in range(4000)]  # one row per key
     assert [r[1] for r in rows if r[0] == 7][0] in ("1", "again")
+
+
+@pytest.mark.spark
+def test_rows_joined_with_broadcast_rows_count_their_reading_tasks_without_a_job(spark):
+    # A merge's rows (the batch joined with its broadcast stored rows) are only read: their tasks
+    # are the batch's. Counting them must not build the broadcast, which the write builds again.
+    from pyspark.sql import functions as F
+
+    shapes = spark.sparkContext._jvm.io.icebergdoris.spark.PlanShapes
+    batch = spark.range(0, 20000, 1, 3).withColumnRenamed("id", "k").cache()
+    batch.count()
+    stored = spark.range(0, 500).select(F.col("id").alias("k"), (F.col("id") * 2).alias("v"))
+    merged = batch.join(F.broadcast(stored), "k", "left").select("k", F.coalesce("v", F.lit(0)).alias("v"))
+    shuffled = batch.join(stored, "k", "left")  # no hint: not only read
+    context = spark.sparkContext
+    context.setJobGroup("read-tasks", "read-tasks")
+    try:
+        counted = (int(shapes.readTasks(merged._jdf)), int(shapes.readTasks(shuffled._jdf)), int(shapes.readTasks(batch._jdf)))
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+    assert counted == (3, -1, 3)
+    assert list(context.statusTracker().getJobIdsForGroup("read-tasks")) == []
+    batch.unpersist()

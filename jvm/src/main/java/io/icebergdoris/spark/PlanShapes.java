@@ -43,10 +43,30 @@ public final class PlanShapes {
   /**
    * How many tasks read {@code frame} when it is {@link #onlyReads only read} (its cached
    * partitions, or its files' splits), else -1. Planning it runs no job: a plan that only reads has
-   * no exchange.
+   * no exchange, and a broadcast join's tasks are its streamed side's, counted there (executing
+   * the join's plan would build the broadcast, in a job, just to count them).
    */
   public static int readTasks(Dataset<Row> frame) {
-    return onlyReads(frame) ? GroupCounts.rows(frame).getNumPartitions() : -1;
+    if (!onlyReads(frame)) {
+      return -1;
+    }
+    LogicalPlan plan = frame.queryExecution().withCachedData();
+    LogicalPlan streamed = streamedSide(plan);
+    Dataset<Row> read = streamed == plan ? frame : Dataset.ofRows(frame.sparkSession(), streamed);
+    return GroupCounts.rows(read).getNumPartitions();
+  }
+
+  /** The rows an only-read plan's tasks read: below its joins, their left (streamed) side; the plan itself without joins. */
+  private static LogicalPlan streamedSide(LogicalPlan plan) {
+    if (plan instanceof Join) {
+      return streamedSide(((Join) plan).left());
+    }
+    if (plan.children().size() == 1) {
+      LogicalPlan child = plan.children().head();
+      LogicalPlan below = streamedSide(child);
+      return below == child ? plan : below;
+    }
+    return plan;
   }
 
   private static boolean onlyReads(LogicalPlan plan) {
