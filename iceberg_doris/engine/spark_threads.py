@@ -48,6 +48,11 @@ class Background(Generic[T]):
             raise self._error
         return self._value  # type: ignore[return-value]
 
+    @property
+    def succeeded(self) -> bool:
+        """Whether the action finished without an exception (False while it runs)."""
+        return not self._thread.is_alive() and self._error is None
+
     def wait(self) -> None:
         """Waits for the action without raising its exception (a caller that is failing already)."""
         self._thread.join()

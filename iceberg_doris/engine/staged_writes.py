@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 def stage_data_files(
     iceberg: IcebergJava, name: TableName, frame: "DataFrame", *, table: JavaObject | None = None,
     small_in_one_task: bool = True, disjoint_files: bool = False, rows_at_most_of: "DataFrame | None" = None,
+    cached_meanwhile: bool = False,
 ) -> list[JavaObject]:
     """Writes ``frame`` (columns in table order) as uncommitted data files; returns their DataFiles.
     ``table``: the table as the caller already loaded it (else it is loaded here); only its format
@@ -47,6 +48,10 @@ def stage_data_files(
     merged rows come from), whose size, scaled to ``frame``'s row width, bounds Spark's estimate of
     ``frame``: Spark estimates a join by the product of its sides (10^18 bytes for a 1% aggregate
     load's merged rows), which made every merge-on-write merge range-distribute its few rows.
+    ``cached_meanwhile``: the cached rows ``frame`` reads are being stored by a job running
+    meanwhile (a load counting them): they count as only read, the writing tasks waiting for each
+    cached partition as that job stores it (a cache not yet filled is otherwise computed again,
+    after a shuffle, by whoever writes it).
 
     How the rows reach the writing tasks, cheapest first; each file is sorted by the table's sort
     order either way:
@@ -73,7 +78,7 @@ def stage_data_files(
     if table is None:
         table = iceberg.load_table(name)
     one_task = small_in_one_task and small_write(frame, rows_at_most_of)
-    writers = None if one_task or disjoint_files else unshuffled_writers_for(frame, table)
+    writers = None if one_task or disjoint_files else unshuffled_writers_for(frame, table, cached_meanwhile)
     if writers is not None:
         frame = frame.coalesce(writers)
     if one_task:
@@ -81,7 +86,7 @@ def stage_data_files(
         # read by the writing task itself; rows a shuffled join or an aggregate makes are made in
         # parallel and shuffled to it: made in the one task, an aggregate load's merge with its
         # grouped stored rows took 0.2 s longer at 1M rows.
-        only_reads = frame.sparkSession.sparkContext._jvm.io.icebergdoris.spark.PlanShapes.onlyReads(frame._jdf)
+        only_reads = frame.sparkSession.sparkContext._jvm.io.icebergdoris.spark.PlanShapes.onlyReads(frame._jdf, cached_meanwhile)
         frame = frame.coalesce(1) if only_reads else frame.repartition(1)
     if int(table.operations().current().formatVersion()) >= 3:
         frame = frame.select("*", *[F.lit(None).cast("long").alias(c) for c in LINEAGE_COLUMNS])
@@ -112,14 +117,14 @@ def discard_staged_files(table: JavaObject, files: list[JavaObject]) -> None:
             log.warning("could not delete the unpublished data file %s (%s); doris.cleanup removes it", location, error)
 
 
-def unshuffled_writers_for(frame: "DataFrame", table: JavaObject) -> int | None:
+def unshuffled_writers_for(frame: "DataFrame", table: JavaObject, cached_meanwhile: bool = False) -> int | None:
     """How many tasks write ``frame`` with no shuffle (see :func:`unshuffled_writers`), or None
-    to range-distribute it."""
+    to range-distribute it (``cached_meanwhile``: as :func:`stage_data_files`)."""
     buckets = bucket_partitions(table)
     if buckets is None:
         return None
     spark = frame.sparkSession
-    tasks = int(spark.sparkContext._jvm.io.icebergdoris.spark.PlanShapes.readTasks(frame._jdf))
+    tasks = int(spark.sparkContext._jvm.io.icebergdoris.spark.PlanShapes.readTasks(frame._jdf, cached_meanwhile))
     shuffle = int(spark.conf.get("spark.sql.shuffle.partitions"))
     return unshuffled_writers(buckets, tasks, spark.sparkContext.defaultParallelism, shuffle)
 

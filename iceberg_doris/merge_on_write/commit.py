@@ -67,6 +67,7 @@ class KeyedWrite:
         facts: BatchFacts | None = None,
         rows_kept: bool = False,
         staged: list[JavaObject] | None = None,
+        early_rows: "NewRowsMeanwhile | None" = None,
     ):
         self.handle = handle
         self.shape = shape
@@ -89,16 +90,17 @@ class KeyedWrite:
         # write's driver side and job overlap the lookup's (at 1M rows a 1% upsert's write was a
         # fifth of the load). Started before the batch is known to hold one row per key (rewritten
         # if a key repeats) and, with a sequence column, before any version is known to lose to a
-        # stored one (rewritten if one does, see lookup.look_up).
-        self._early_rows: Background[list[JavaObject]] | None = None
-        if staged is None and rows_kept and branch is None and not merges_stored_rows(shape):
-            self._early_rows = self._write_meanwhile(accepted)
+        # stored one (rewritten if one does, see lookup.look_up). ``early_rows``: that write,
+        # started by the load while it counted the rows.
+        self._early_rows: NewRowsMeanwhile | None = early_rows
+        if early_rows is None and staged is None and rows_kept and branch is None and writes_new_rows_meanwhile(shape):
+            self._early_rows = NewRowsMeanwhile(handle, accepted, shape)
         try:
             self._open(accepted, facts, rows_kept)
             if self._early_rows is not None and self._batch is not accepted:
                 # A key repeats: the files written hold every version, not the batch's one per key.
-                discard_staged_files(handle.table, self._early_rows.result())
-                self._early_rows = self._write_meanwhile(self._batch)
+                self._early_rows.discard()
+                self._early_rows = NewRowsMeanwhile(handle, self._batch, shape)
         except BaseException:
             if self._early_rows is not None:
                 self._early_rows.wait()
@@ -133,15 +135,6 @@ class KeyedWrite:
                 self._kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
                 self._batch, self._indexed, self._cached = resolved_batch(handle, self._kept, shape, branch, facts)
 
-    def _write_meanwhile(self, batch: "DataFrame") -> "Background[list[JavaObject]]":
-        """Starts writing ``batch``'s new rows on a thread: the batch as it is, every version winning."""
-        iceberg, name, table, shape = self.handle.iceberg, self.handle.name, self.handle.table, self.shape
-        return Background(
-            iceberg.spark,
-            lambda: stage_data_files(iceberg, name, plan.new_rows(plan.without_live_rows(batch), shape), table=table),
-            name=f"iceberg-doris new rows of {name.qualified}",
-        )
-
     @property
     def deleted_rows(self) -> int:
         return self._current.deleted_rows if self._current is not None else 0
@@ -156,7 +149,7 @@ class KeyedWrite:
         elif self._current is None and self._staged is not None:
             reused = self._staged
         elif self._current is None and self._early_rows is not None:
-            reused = self._early_rows.result  # waited for only where the lookup needs them
+            reused = self._early_rows.files  # waited for only where the lookup needs them
         if self._facts is not None:
             fresh = without_lookup(
                 self.handle, table, self._batch, self.shape, self.touched, self.branch, self.summary, self.lookups,
@@ -238,6 +231,47 @@ class KeyedWrite:
         if self._kept is not None:
             self._kept.unpersist()
             self._kept = None
+
+
+def writes_new_rows_meanwhile(shape: plan.KeyedLoadShape) -> bool:
+    """Whether a load into main may write its batch's new rows while it goes on (counting,
+    looking keys up): its rows take no stored value (full-row upserts of unique keys, with or
+    without a sequence column)."""
+    return not merges_stored_rows(shape)
+
+
+class NewRowsMeanwhile:
+    """A batch's new rows being written on a thread: the batch as it is, every version winning.
+    Whoever starts it waits for it (:meth:`wait`) before the load ends, and discards its files
+    (:meth:`discard`) when they will not be published."""
+
+    def __init__(self, handle: KeyedTable, batch: "DataFrame", shape: plan.KeyedLoadShape, *, cached_meanwhile: bool = False):
+        """``cached_meanwhile``: ``batch`` reads cached rows a job running meanwhile stores (see
+        :func:`stage_data_files`)."""
+        iceberg, name, self._table = handle.iceberg, handle.name, handle.table
+        self._written: Background[list[JavaObject]] = Background(
+            iceberg.spark,
+            lambda: stage_data_files(
+                iceberg, name, plan.new_rows(plan.without_live_rows(batch), shape), table=self._table,
+                cached_meanwhile=cached_meanwhile,
+            ),
+            name=f"iceberg-doris new rows of {name.qualified}",
+        )
+
+    def files(self) -> list[JavaObject]:
+        """The staged files (waits for the write; raises its error)."""
+        return self._written.result()
+
+    def wait(self) -> None:
+        """Waits for the write without raising its error (a caller that is failing already)."""
+        self._written.wait()
+
+    def discard(self) -> None:
+        """Waits for the write and deletes its files (a write that failed staged none to delete;
+        its error goes with it, the load having decided not to use it)."""
+        self._written.wait()
+        if self._written.succeeded:
+            discard_staged_files(self._table, self._written.result())
 
 
 def resolved_batch(

@@ -18,6 +18,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.errors import LoadError
 from tests.procedures.test_key_index_keys import cold_index, entry_files, rows  # noqa: F401 - cold_index is a fixture
 from tests.procedures.test_keyed_loads import readers_agree
+from tests.support.spark_jobs import shuffled_rows
 
 pytestmark = pytest.mark.spark
 
@@ -170,25 +171,6 @@ def test_keys_a_plain_insert_repeated_merge_every_live_row(spark, namespace, col
         assert by_key[5] == (5 + 50 + 1000, 5) and by_key[12] == (1000, 0)
     else:
         assert by_key[12] == (70 + 700 + 1000, 90) and by_key[5] == (1005, 5)
-
-
-def shuffled_rows(spark, action) -> int:
-    """Rows Spark wrote to shuffle files while running ``action`` (its jobs, by job group)."""
-    context = spark.sparkContext
-    group = f"shuffled-{random.randrange(1 << 30)}"
-    context.setJobGroup(group, group)
-    try:
-        action()
-    finally:
-        context.setLocalProperty("spark.jobGroup.id", None)
-    store = context._jsc.sc().statusStore()
-    total = 0
-    for job in context.statusTracker().getJobIdsForGroup(group):
-        stages = store.job(job).stageIds()
-        for i in range(stages.size()):
-            attempts = store.stageData(stages.apply(i), False, None, False, None)
-            total += sum(attempts.apply(k).shuffleWriteRecords() for k in range(attempts.size()))
-    return total
 
 
 @pytest.mark.parametrize("shape", ["aggregate", "partial"])

@@ -12,6 +12,8 @@ import pytest
 
 from iceberg_doris import doris
 from iceberg_doris.engine.iceberg_java import IcebergJava
+from iceberg_doris.errors import LoadError
+from tests.support.spark_jobs import shuffled_rows
 
 pytestmark = pytest.mark.spark
 
@@ -85,3 +87,31 @@ def test_rejected_and_unselected_rows_replace_no_stored_row(spark, namespace):
     assert summary(spark, table, result.snapshot_id)["doris.key-index"].startswith("probed ")
     expected = sorted([(k, k) for k in range(10) if k != 3] + [(3, 300), (40, 400)])
     assert rows(spark, table) == expected
+
+
+def test_rows_written_while_counted_read_the_counted_rows_without_a_shuffle(spark, namespace):
+    # The new rows are written from the rows the counting pass caches, while it caches them: the
+    # one writing task waits for each cached partition instead of computing the source again after
+    # a shuffle (a cache not yet filled is not only read).
+    table = f"{namespace}.while_counted"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v STRING) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    doris.load(spark, table=table, query="SELECT id AS k, concat('old', id) AS v FROM range(0, 3000, 1, 4)")
+    outcome = []
+    batch = "SELECT id * 7 AS k, concat('new', id) AS v FROM range(0, 600, 1, 4)"
+    assert shuffled_rows(spark, lambda: outcome.append(doris.load(spark, table=table, query=batch)[0])) == 0
+    assert summary(spark, table, outcome[0].snapshot_id)["doris.key-index"].startswith("probed ")
+    expected = {k: f"old{k}" for k in range(3000)} | {i * 7: f"new{i}" for i in range(600)}
+    assert rows(spark, table) == sorted(expected.items())
+    assert data_files_on_disk(spark, table) == data_files_referenced(spark, table)
+
+
+def test_a_load_refused_after_counting_keeps_the_table_and_leaves_no_unreferenced_file(spark, namespace):
+    # The new rows were being written while the rows were counted; the count refuses the load.
+    table = f"{namespace}.refused"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v INT NOT NULL) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    doris.load(spark, table=table, query="SELECT id AS k, CAST(id AS INT) AS v FROM range(10)")
+    before = rows(spark, table)
+    with pytest.raises(LoadError, match="max_filter_ratio"):
+        doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'x'), (2, 'y'), (3, '30') AS t(k, v)")
+    assert rows(spark, table) == before
+    assert data_files_on_disk(spark, table) == data_files_referenced(spark, table)

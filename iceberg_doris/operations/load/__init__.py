@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from iceberg_doris import progress
@@ -26,6 +27,7 @@ from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
+from iceberg_doris.merge_on_write.commit import NewRowsMeanwhile, writes_new_rows_meanwhile
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.operations.load.checks import (
     check_keys_supplied,
@@ -49,7 +51,7 @@ from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["load", "load_into"]
 
@@ -128,7 +130,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         committed = publish_rows(handle, None, targets, commit, staged=written.files)
     else:
         with progress.phase(operation, table_name, "check") as checking:
-            counted = count_and_check(handle, routed, request, label, keyed)
+            counted = count_and_check(handle, routed, request, label, keyed, write_meanwhile=new_rows_writer(handle, request, keyed))
             checking.count(**logged_counts(counted.counts))
         try:
             counts, error_rows_path = counted.counts, counted.error_rows_path
@@ -137,7 +139,10 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
             if keyed is not None and request.overwrite is not None:
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed is not None:
-                committed, deleted = publish_keyed(handle, counted.accepted(), keyed, commit, facts=counts.keys, rows_kept=counted.kept)
+                committed, deleted = publish_keyed(
+                    handle, counted.accepted(), keyed, commit, facts=counts.keys, rows_kept=counted.kept,
+                    early_rows=counted.take_early_rows(),
+                )
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)
         finally:
@@ -152,6 +157,16 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=error_rows_path,
         snapshot_ids=dict(committed.snapshot_ids),
     )
+
+
+def new_rows_writer(
+    handle: DorisTable, request: LoadRequest, keyed: KeyedLoadShape | None
+) -> "Callable[[DataFrame], NewRowsMeanwhile] | None":
+    """What starts writing a keyed load's accepted rows while they are counted, when the rows it
+    writes take no stored value and go to main (see :func:`count_and_check`), else None."""
+    if keyed is None or request.overwrite is not None or request.temporary_partitions or not writes_new_rows_meanwhile(keyed):
+        return None
+    return lambda accepted: NewRowsMeanwhile(handle, accepted, keyed, cached_meanwhile=True)
 
 
 def logged_counts(counts: RowCounts) -> dict[str, int]:

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from iceberg_doris.engine.group_counts import count_groups, count_groups_collecting_keys
 from iceberg_doris.engine.iceberg_java import JavaObject
@@ -57,22 +58,50 @@ class CountedRows:
     counts: RowCounts
     error_rows_path: str | None
     kept: bool = True  # the rows are persisted (a keyed load's lookup reads them again from there)
+    # The accepted rows' new rows, being written since the rows were persisted (see count_and_check).
+    early_rows: "EarlyRows | None" = None
 
     def accepted(self) -> "DataFrame":
-        from pyspark.sql import functions as F
+        return accepted_rows(self.frame)
 
-        return self.frame.filter(F.col(STATUS_COLUMN) == "ok")
+    def take_early_rows(self) -> "EarlyRows | None":
+        """The write started while counting, handed to whoever publishes it (and then waits for it)."""
+        early, self.early_rows = self.early_rows, None
+        return early
 
     def release(self) -> None:
+        if self.early_rows is not None:  # never handed on: the load publishes none of its files
+            self.early_rows.discard()
+            self.early_rows = None
         self.frame.unpersist()
 
 
+class EarlyRows(Protocol):
+    """A write of the accepted rows running on a thread (``merge_on_write.commit.new_rows_meanwhile``)."""
+
+    def discard(self) -> None:
+        """Waits for the write and deletes the files it staged."""
+
+
+def accepted_rows(frame: "DataFrame") -> "DataFrame":
+    """The rows of ``frame`` (counted rows with their status) that the load accepted."""
+    from pyspark.sql import functions as F
+
+    return frame.filter(F.col(STATUS_COLUMN) == "ok")
+
+
 def count_and_check(
-    handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, keyed: KeyedLoadShape | None = None
+    handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, keyed: KeyedLoadShape | None = None,
+    *, write_meanwhile: "Callable[[DataFrame], EarlyRows] | None" = None,
 ) -> CountedRows:
     """Counts the routed rows (planning auto partitions from the same pass; for a ``keyed`` load
     also its keys' :class:`BatchFacts`), writes the rejected ones to the error-rows folder and
-    refuses the load when too many were filtered."""
+    refuses the load when too many were filtered.
+
+    ``write_meanwhile``: starts writing the accepted rows on a thread, called once the rows are
+    persisted and before they are counted, when no auto partition can reroute them: the write's
+    planning and job overlap the counting's (the write's task reads the cached rows as the
+    counting job stores them). Its files are discarded if the load stops here."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -85,6 +114,7 @@ def count_and_check(
     main_has_rows = current_snapshot_id(handle.table) is not None
     keep = keyed is None or routed.temporary or main_has_rows
     frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
+    early = write_meanwhile(accepted_rows(frame)) if write_meanwhile is not None and keep and not routed.auto_keys else None
     try:
         # A load the key index decides learns whether a key repeats from the keys it collects:
         # counting distinct keys here would cost a shuffle of every key.
@@ -103,9 +133,11 @@ def count_and_check(
         error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
         check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
+        if early is not None:
+            early.discard()
         frame.unpersist()
         raise
-    return CountedRows(frame, counted, error_path, kept=keep)
+    return CountedRows(frame, counted, error_path, kept=keep, early_rows=early)
 
 
 def write_rejected(frame: "DataFrame", location: str) -> str:

@@ -22,7 +22,7 @@ from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import TargetColumn
-from iceberg_doris.merge_on_write.commit import KeyedWrite
+from iceberg_doris.merge_on_write.commit import KeyedWrite, NewRowsMeanwhile
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
@@ -139,15 +139,18 @@ def publish_keyed_overwrite(
 def publish_keyed(
     handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit,
     *, facts: BatchFacts | None = None, rows_kept: bool = False, staged: list[JavaObject] | None = None,
+    early_rows: NewRowsMeanwhile | None = None,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
     one commit (a RowDelta per ref). Returns the commit and the rows deleted. ``facts``: the
     batch's keys as the counting pass found them (lets a batch of only new keys skip its lookup);
-    ``staged``: a load into main that wrote its rows already (every key new, see fresh_bulk)."""
+    ``staged``: a load into main that wrote its rows already (every key new, see fresh_bulk);
+    ``early_rows``: a load into main writing its new rows since it counted them (waited for here)."""
     from pyspark.sql import functions as F
 
     assert commit.request.overwrite is None, "overwrites of keyed tables go through publish_keyed_overwrite"
     routed = commit.routed
+    assert early_rows is None or not routed.temporary, "only a load into main writes its rows while counting"
     if routed.temporary:
         writes = [
             KeyedWrite(
@@ -162,6 +165,7 @@ def publish_keyed(
             KeyedWrite(
                 handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
                 branch=None, summary=commit.summary(), facts=facts, rows_kept=rows_kept, staged=staged,
+                early_rows=early_rows,
             )
         ]
     try:

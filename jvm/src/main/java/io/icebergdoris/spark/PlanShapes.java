@@ -37,7 +37,17 @@ public final class PlanShapes {
    * then run entirely in that one task too.
    */
   public static boolean onlyReads(Dataset<Row> frame) {
-    return onlyReads(frame.queryExecution().withCachedData());
+    return onlyReads(frame, false);
+  }
+
+  /**
+   * {@link #onlyReads(Dataset)}, counting a cache not yet filled as filled when
+   * {@code cachedMeanwhile}: a job running meanwhile computes every cached partition (a load
+   * counting its rows), and a task reading one waits for that job to store it rather than
+   * computing it again.
+   */
+  public static boolean onlyReads(Dataset<Row> frame, boolean cachedMeanwhile) {
+    return onlyReads(frame.queryExecution().withCachedData(), cachedMeanwhile);
   }
 
   /**
@@ -47,7 +57,12 @@ public final class PlanShapes {
    * the join's plan would build the broadcast, in a job, just to count them).
    */
   public static int readTasks(Dataset<Row> frame) {
-    if (!onlyReads(frame)) {
+    return readTasks(frame, false);
+  }
+
+  /** {@link #readTasks(Dataset)}, a cache not yet filled counted as {@link #onlyReads(Dataset, boolean)} does. */
+  public static int readTasks(Dataset<Row> frame, boolean cachedMeanwhile) {
+    if (!onlyReads(frame, cachedMeanwhile)) {
       return -1;
     }
     LogicalPlan plan = frame.queryExecution().withCachedData();
@@ -69,23 +84,23 @@ public final class PlanShapes {
     return plan;
   }
 
-  private static boolean onlyReads(LogicalPlan plan) {
+  private static boolean onlyReads(LogicalPlan plan, boolean cachedMeanwhile) {
     if (plan instanceof InMemoryRelation) {
-      return ((InMemoryRelation) plan).cacheBuilder().isCachedColumnBuffersLoaded();
+      return cachedMeanwhile || ((InMemoryRelation) plan).cacheBuilder().isCachedColumnBuffersLoaded();
     }
     if (plan instanceof LocalRelation || plan instanceof LogicalRelation || plan instanceof DataSourceV2Relation) {
       return true;
     }
     if (plan instanceof Join) {
       Join join = (Join) plan;
-      return streamsLeft(join.joinType()) && broadcastHinted(join) && onlyReads(join.left());
+      return streamsLeft(join.joinType()) && broadcastHinted(join) && onlyReads(join.left(), cachedMeanwhile);
     }
     if (!(plan instanceof Project || plan instanceof Filter || plan instanceof SubqueryAlias || plan instanceof CollectMetrics)) {
       return false;
     }
     Iterator<LogicalPlan> children = plan.children().iterator();
     while (children.hasNext()) {
-      if (!onlyReads(children.next())) {
+      if (!onlyReads(children.next(), cachedMeanwhile)) {
         return false;
       }
     }
