@@ -3,28 +3,30 @@ package io.icebergdoris.iceberg;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32C;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SupportsPrefixOperations;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.shaded.org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
 import org.apache.iceberg.shaded.org.apache.parquet.column.Dictionary;
 import org.apache.iceberg.shaded.org.apache.parquet.column.Encoding;
-import org.apache.iceberg.shaded.org.apache.parquet.column.ParquetProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ValuesType;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.DataPage;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.DataPageV2;
@@ -40,7 +42,6 @@ import org.apache.iceberg.shaded.org.apache.parquet.io.DelegatingSeekableInputSt
 import org.apache.iceberg.shaded.org.apache.parquet.io.SeekableInputStream;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
-import org.apache.iceberg.spark.data.SparkParquetWriters;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -68,7 +69,10 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>An entry carries a CRC-32C of its rows in the Parquet footer; a reader that finds a missing
  * or different checksum, a row count other than the data file's, unsorted keys or positions that
- * are not each row once rejects the entry (the load rebuilds it from the data file).
+ * are not each row once rejects the entry (the load rebuilds it from the data file). The entry of a
+ * file sorted by its keys (as loads write them) has positions 0, 1, 2, ... and says so in its
+ * footer ({@link #POSITIONS}): a reader fills them rather than decode them, and the checksum,
+ * which covers them as written, rejects a false mark.
  */
 final class KeyIndexFiles {
   static final String FOLDER = "_doris_key_index";
@@ -79,6 +83,14 @@ final class KeyIndexFiles {
   // The encoded keys' total length, so a reader allocates their array once (entries written
   // before it was recorded are read all the same, into a growing array).
   static final String KEY_BYTES = "doris.key-index.key-bytes";
+  // Present (as IN_ORDER) when the entry's positions are 0, 1, 2, ... (a data file sorted by its
+  // keys, as loads write them): a reader fills them instead of decoding the column, which is still
+  // written (readers that predate the mark decode it) and still covered by the checksum.
+  static final String POSITIONS = "doris.key-index.positions";
+  static final String IN_ORDER = "in-order";
+
+  private static final VarHandle LONG_BIG_ENDIAN = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle INT_BIG_ENDIAN = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
   private static final Schema LONG_KEYS = schema(Types.LongType.get());
   private static final Schema ENCODED_KEYS = schema(Types.BinaryType.get());
@@ -128,25 +140,21 @@ final class KeyIndexFiles {
   static void write(FileIO io, String path, KeyIndexEntry entry, String dataLocation) throws IOException {
     boolean longKeys = entry.longs != null;
     StructType sparkSchema = longKeys ? SPARK_LONG_KEYS : SPARK_ENCODED_KEYS;
+    // Sorted keys and small positions: Parquet v2's delta encodings shrink them, and snappy costs a
+    // fraction of the gzip Iceberg's writer would use by default (which made writing the entries of
+    // a 10M-row table's files take seconds). Unique sorted keys and positions gain nothing from a
+    // dictionary, and the key's min/max statistics (a compare and, keys being sorted, a copy per
+    // key) went unused: without both, writing a 5M-key string entry took 0.72-0.91 s instead of
+    // 1.23-1.35 s. Written through EntryParquetWriter: see there why not Iceberg's builder.
+    Map<String, String> footer = new LinkedHashMap<>();
+    footer.put(CHECKSUM, Long.toString(checksum(entry)));
+    footer.put(DATA_FILE, dataLocation);
+    footer.put(KEY_BYTES, Long.toString(longKeys ? 0 : entry.keyData.length));
+    if (positionsInOrder(entry.positions)) {
+      footer.put(POSITIONS, IN_ORDER);
+    }
     FileAppender<InternalRow> appender =
-        Parquet.write(io.newOutputFile(path))
-            .schema(longKeys ? LONG_KEYS : ENCODED_KEYS)
-            .createWriterFunc(type -> SparkParquetWriters.buildWriter(sparkSchema, type))
-            // Sorted keys and small positions: Parquet v2's delta encodings shrink them, and
-            // snappy costs a fraction of the gzip Iceberg's writer would use by default (which
-            // made writing the entries of a 10M-row table's files take seconds).
-            .writerVersion(ParquetProperties.WriterVersion.PARQUET_2_0)
-            .set(TableProperties.PARQUET_COMPRESSION, "snappy")
-            // Unique sorted keys and positions gain nothing from a dictionary, and the key's
-            // min/max statistics (a compare and, keys being sorted, a copy per key) went unused:
-            // without both, writing a 5M-key string entry took 0.72-0.91 s instead of 1.23-1.35 s.
-            .set("parquet.enable.dictionary", "false")
-            .set("write.parquet.stats-enabled.column.key", "false")
-            .meta(CHECKSUM, Long.toString(checksum(entry)))
-            .meta(DATA_FILE, dataLocation)
-            .meta(KEY_BYTES, Long.toString(longKeys ? 0 : entry.keyData.length))
-            .overwrite()
-            .build();
+        EntryParquetWriter.open(io.newOutputFile(path), longKeys ? LONG_KEYS : ENCODED_KEYS, sparkSchema, footer, "key");
     try (FileAppender<InternalRow> out = appender) {
       GenericInternalRow row = new GenericInternalRow(3);
       for (int i = 0; i < entry.size(); i++) {
@@ -164,6 +172,16 @@ final class KeyIndexFiles {
         out.add(row);
       }
     }
+  }
+
+  /** Whether {@code positions} are 0, 1, 2, ... in order. */
+  static boolean positionsInOrder(int[] positions) {
+    for (int i = 0; i < positions.length; i++) {
+      if (positions[i] != i) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether an entry file exists at {@code path}. */
@@ -201,6 +219,13 @@ final class KeyIndexFiles {
       long[] longs = fast ? new long[count] : null;
       EncodedKeys encoded = fast ? null : new EncodedKeys(count, keyBytes(meta.getKeyValueMetaData().get(KEY_BYTES), count));
       int[] positions = new int[count];
+      // Filled, not decoded: the checksum below still verifies them against what was written.
+      boolean positionsInOrder = IN_ORDER.equals(meta.getKeyValueMetaData().get(POSITIONS));
+      if (positionsInOrder) {
+        for (int i = 0; i < count; i++) {
+          positions[i] = i;
+        }
+      }
       long[] sequences = withSequence ? new long[count] : null;
       boolean[] nullSequences = withSequence ? new boolean[count] : null;
       int index = 0;
@@ -212,7 +237,9 @@ final class KeyIndexFiles {
         }
         Column keys = fast ? Column.longs(longs) : encoded;
         read(pages.getPageReader(keyColumn), keyColumn, keys, index, groupRows);
-        read(pages.getPageReader(positionColumn), positionColumn, Column.ints(positions), index, groupRows);
+        if (!positionsInOrder) {
+          read(pages.getPageReader(positionColumn), positionColumn, Column.ints(positions), index, groupRows);
+        }
         if (withSequence) {
           read(pages.getPageReader(sequenceColumn), sequenceColumn, Column.optionalLongs(sequences, nullSequences), index, groupRows);
         }
@@ -225,7 +252,7 @@ final class KeyIndexFiles {
           fast
               ? new KeyIndexEntry(longs, null, null, positions, sequences, nullSequences)
               : new KeyIndexEntry(null, encoded.data(), encoded.offsets, positions, sequences, nullSequences);
-      check(entry);
+      check(entry, positionsInOrder);
       if (!expected.equals(Long.toString(checksum(entry)))) {
         throw new IllegalStateException("checksum mismatch");
       }
@@ -450,14 +477,16 @@ final class KeyIndexFiles {
     }
   }
 
-  private static void check(KeyIndexEntry entry) {
-    boolean[] seen = new boolean[entry.size()];
+  private static void check(KeyIndexEntry entry, boolean positionsInOrder) {
+    boolean[] seen = positionsInOrder ? null : new boolean[entry.size()]; // filled in order: each row once
     for (int i = 0; i < entry.size(); i++) {
-      int position = entry.positions[i];
-      if (position < 0 || position >= seen.length || seen[position]) {
-        throw new IllegalStateException("positions are not each row once");
+      if (seen != null) {
+        int position = entry.positions[i];
+        if (position < 0 || position >= seen.length || seen[position]) {
+          throw new IllegalStateException("positions are not each row once");
+        }
+        seen[position] = true;
       }
-      seen[position] = true;
       if (i > 0) {
         if (entry.compare(i - 1, entry, i) > 0) {
           throw new IllegalStateException("keys out of order");
@@ -468,33 +497,42 @@ final class KeyIndexFiles {
 
   /**
    * CRC-32C of the entry's rows in order: per row the key (8 bytes for an integer key, else its
-   * length and bytes), the position, a flag and the sequence value (0 without one), fed in blocks.
+   * length and bytes), the position, a flag and the sequence value (0 without one), all numbers
+   * big-endian, fed in blocks. The rows are laid out in a plain byte array through byte-array
+   * views: a heap ByteBuffer's per-value position bookkeeping and scope checks made this a third
+   * of reading a 5M-key entry (a new session's first load reads every probed file's entry).
    */
   static long checksum(KeyIndexEntry entry) {
     CRC32C crc = new CRC32C();
-    java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate(1 << 16);
+    byte[] block = new byte[1 << 16];
+    int at = 0;
     boolean encoded = entry.longs == null;
+    boolean sequences = entry.hasSequences();
     for (int i = 0; i < entry.size(); i++) {
       int length = encoded ? entry.keyLength(i) : 0;
       int needed = (encoded ? 4 + length : 8) + 13;
-      if (block.remaining() < needed) {
-        block.flip();
-        crc.update(block);
-        block.clear();
-        if (block.remaining() < needed) {
-          block = java.nio.ByteBuffer.allocate(needed); // a key longer than the block
+      if (block.length - at < needed) {
+        crc.update(block, 0, at);
+        at = 0;
+        if (block.length < needed) {
+          block = new byte[needed]; // a key longer than the block
         }
       }
       if (encoded) {
-        block.putInt(length).put(entry.keyData, entry.keyOffsets[i], length);
+        INT_BIG_ENDIAN.set(block, at, length);
+        System.arraycopy(entry.keyData, entry.keyOffsets[i], block, at + 4, length);
+        at += 4 + length;
       } else {
-        block.putLong(entry.longs[i]);
+        LONG_BIG_ENDIAN.set(block, at, entry.longs[i]);
+        at += 8;
       }
-      boolean hasValue = entry.hasSequences() && !entry.nullSequences[i];
-      block.putInt(entry.positions[i]).put((byte) (hasValue ? 1 : 0)).putLong(hasValue ? entry.sequences[i] : 0L);
+      boolean hasValue = sequences && !entry.nullSequences[i];
+      INT_BIG_ENDIAN.set(block, at, entry.positions[i]);
+      block[at + 4] = (byte) (hasValue ? 1 : 0);
+      LONG_BIG_ENDIAN.set(block, at + 5, hasValue ? entry.sequences[i] : 0L);
+      at += 13;
     }
-    block.flip();
-    crc.update(block);
+    crc.update(block, 0, at);
     return crc.getValue();
   }
 
