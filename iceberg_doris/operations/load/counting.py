@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.group_counts import count_groups, count_groups_collecting_keys
 from iceberg_doris.engine.iceberg_java import JavaObject
@@ -33,6 +33,8 @@ from iceberg_doris.table_model import DorisTableModel
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
+    from iceberg_doris.merge_on_write.commit import NewRowsMeanwhile
+
 ERROR_ROWS_DIR = "_doris_load_errors"
 
 
@@ -59,12 +61,12 @@ class CountedRows:
     error_rows_path: str | None
     kept: bool = True  # the rows are persisted (a keyed load's lookup reads them again from there)
     # The accepted rows' new rows, being written since the rows were persisted (see count_and_check).
-    early_rows: "EarlyRows | None" = None
+    early_rows: "NewRowsMeanwhile | None" = None
 
     def accepted(self) -> "DataFrame":
         return accepted_rows(self.frame)
 
-    def take_early_rows(self) -> "EarlyRows | None":
+    def take_early_rows(self) -> "NewRowsMeanwhile | None":
         """The write started while counting, handed to whoever publishes it (and then waits for it)."""
         early, self.early_rows = self.early_rows, None
         return early
@@ -76,13 +78,6 @@ class CountedRows:
         self.frame.unpersist()
 
 
-class EarlyRows(Protocol):
-    """A write of the accepted rows running on a thread (``merge_on_write.commit.new_rows_meanwhile``)."""
-
-    def discard(self) -> None:
-        """Waits for the write and deletes the files it staged."""
-
-
 def accepted_rows(frame: "DataFrame") -> "DataFrame":
     """The rows of ``frame`` (counted rows with their status) that the load accepted."""
     from pyspark.sql import functions as F
@@ -92,7 +87,7 @@ def accepted_rows(frame: "DataFrame") -> "DataFrame":
 
 def count_and_check(
     handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, keyed: KeyedLoadShape | None = None,
-    *, write_meanwhile: "Callable[[DataFrame], EarlyRows] | None" = None,
+    *, write_meanwhile: "Callable[[DataFrame], NewRowsMeanwhile] | None" = None,
 ) -> CountedRows:
     """Counts the routed rows (planning auto partitions from the same pass; for a ``keyed`` load
     also its keys' :class:`BatchFacts`), writes the rejected ones to the error-rows folder and
