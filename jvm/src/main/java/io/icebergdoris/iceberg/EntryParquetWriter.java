@@ -36,7 +36,9 @@ import org.apache.spark.sql.types.StructType;
  */
 final class EntryParquetWriter {
   private static final long ROW_GROUP_BYTES = 128L * 1024 * 1024;
-  private static final Constructor<?> WRITER = writerConstructor();
+  // Looked up on first use, not in a static initializer: a runtime without it then fails each
+  // entry write with an exception (a warning, the entry unwritten), not the class with an Error.
+  private static volatile Constructor<?> writer;
 
   private EntryParquetWriter() {}
 
@@ -61,7 +63,7 @@ final class EntryParquetWriter {
             .build();
     BiFunction<Schema, MessageType, ParquetValueWriter<?>> rows = (ignored, parquetType) -> SparkParquetWriters.buildWriter(sparkSchema, parquetType);
     try {
-      return (FileAppender<InternalRow>) WRITER.newInstance(
+      return (FileAppender<InternalRow>) writerConstructor().newInstance(
           new Configuration(), file, schema, type, ROW_GROUP_BYTES, metadata, rows, CompressionCodecName.SNAPPY,
           properties, MetricsConfig.getDefault(), ParquetFileWriter.Mode.OVERWRITE, null);
     } catch (InvocationTargetException e) {
@@ -79,12 +81,17 @@ final class EntryParquetWriter {
   }
 
   private static Constructor<?> writerConstructor() {
+    Constructor<?> known = writer;
+    if (known != null) {
+      return known;
+    }
     try {
       Constructor<?> constructor = Class.forName("org.apache.iceberg.parquet.ParquetWriter").getDeclaredConstructor(
           Configuration.class, OutputFile.class, Schema.class, MessageType.class, long.class, Map.class, BiFunction.class,
           CompressionCodecName.class, ParquetProperties.class, MetricsConfig.class, ParquetFileWriter.Mode.class,
           FileEncryptionProperties.class);
       constructor.setAccessible(true);
+      writer = constructor;
       return constructor;
     } catch (ReflectiveOperationException e) {
       // This Iceberg runtime's writer takes other arguments: the bridge is built for Iceberg 1.10.
