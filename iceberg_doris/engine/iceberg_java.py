@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JJavaError
@@ -94,6 +95,11 @@ def java_items(collection: JavaObject) -> list[JavaObject]:
     """The elements of a java.util.List as a Python list, by index: iterating it from Python
     would end in a NoSuchElementException that py4j and PySpark take ~10 ms to convert."""
     return [collection.get(i) for i in range(int(collection.size()))]
+
+
+def join_locations(locations: Iterable[str]) -> str:
+    """Locations as the JVM helpers take them: joined by their separator (see :func:`split_locations`)."""
+    return "\n".join(locations)
 
 
 def split_locations(joined: str) -> list[str]:

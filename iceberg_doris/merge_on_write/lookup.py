@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 from collections import ChainMap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -44,7 +44,7 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.file_sets import ref_snapshot_id
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_locations
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.staged_writes import discard_staged_files, stage_data_files
@@ -156,7 +156,8 @@ def look_up(
             marks, staged, tombstone_files = _decide_and_stage(
                 handle, table, batch, shape, live, stored, stage_upserts=upserts is None,
                 marks=lookup.marks if lookup.marks_known else None,
-                live_unique=lookup.live_unique, broadcast_live=lookup.broadcast_live,
+                live_unique=lookup.live_unique, broadcast_live=lookup.broadcast_live, data_files=data_files,
+                file_order_of=lookup.hits.upserts.keys() | lookup.hits.deletes.keys(),
             )
         finally:
             lookup.release()
@@ -208,7 +209,7 @@ def _scan_lookup(
         if shape.sequence_column and data_files:
             physical = _stored_versions(spark, handle, snapshot_id, candidates, shape)
             stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=broadcast_keys)
-    return _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=stage_upserts)
+    return _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=stage_upserts, data_files=data_files)
 
 
 def _stored_versions(
@@ -242,13 +243,20 @@ def _decide_and_stage(
     marks: plan.ReplacedPositions | None = None,
     live_unique: bool = False,
     broadcast_live: bool = False,
+    data_files: Mapping[str, JavaObject] | None = None,
+    file_order_of: Iterable[str] = (),
 ) -> tuple[plan.ReplacedPositions, list[JavaObject], list[JavaObject]]:
     """Which versions win (:func:`plan.decide`) given the batch keys' live rows and stored sequence
     values, found by the scan or by the index; stages the new rows and tombstones. ``marks``:
     the replaced positions when already known (every version wins), else gathered from the decision.
-    ``live_unique`` / ``broadcast_live``: what the index knows of the live rows (:func:`plan.decide`)."""
+    ``live_unique`` / ``broadcast_live``: what the index knows of the live rows (:func:`plan.decide`);
+    ``data_files``: the planned live files, whose commit order orders a key's several live rows
+    (``file_order_of``: the files the live rows come from, if known)."""
     iceberg = handle.iceberg
-    decided = plan.decide(batch, live, stored, shape, live_unique=live_unique, broadcast_live=broadcast_live)
+    file_order = None if live_unique else _file_order(data_files, file_order_of)
+    decided = plan.decide(
+        batch, live, stored, shape, live_unique=live_unique, broadcast_live=broadcast_live, file_order=file_order
+    )
     # Read more than once (checks, marks, rows, tombstones) unless only the new rows are written.
     reused = marks is None or bool(shape.sequence_column) or partial_check_needed(shape)
     decided = decided.cache() if reused else decided
@@ -270,6 +278,17 @@ def _decide_and_stage(
     finally:
         decided.unpersist()
     return marks, upserts, tombstone_files
+
+
+def _file_order(data_files: Mapping[str, JavaObject] | None, locations: Iterable[str] = ()) -> "Column | None":
+    """The data sequence number of the live row's file (:func:`plan.one_per_key`), of
+    ``locations`` (default: every planned file), or None when no file was planned."""
+    from pyspark.sql import Column
+
+    planned = getattr(data_files, "plan", None)
+    if planned is None:
+        return None
+    return Column(planned.fileOrder(plan.FILE, join_locations(locations)))
 
 
 @dataclass(frozen=True)

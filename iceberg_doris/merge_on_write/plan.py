@@ -33,6 +33,7 @@ FILE = "_file"
 POSITION = "_pos"
 LIVE = "__live_"
 LIVE_ROWS = "__live_rows"  # every (file, position) of a key's live versions
+FILE_ORDER = "__doris_file_order"  # a data file's data sequence number: the commit that wrote it
 MAX_SEQUENCE = "__doris_max_seq"
 WINS = "__doris_wins"
 
@@ -128,16 +129,17 @@ def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadS
 
 def decide(
     batch: "DataFrame", live: "DataFrame", stored: "DataFrame | None", shape: KeyedLoadShape, *,
-    live_unique: bool = False, broadcast_live: bool = False,
+    live_unique: bool = False, broadcast_live: bool = False, file_order: "Column | None" = None,
 ) -> "DataFrame":
     """The batch joined with the live rows, with WINS telling whether each version applies.
     ``live_unique``: ``live`` holds at most one row per key (as the index can tell), so it is not
     grouped; ``broadcast_live``: few enough live rows to ship to every task, so the batch is
-    joined where it is read instead of being shuffled to meet them."""
+    joined where it is read instead of being shuffled to meet them; ``file_order``: the data
+    sequence number of a live row's file, which orders a key's several live rows (:func:`one_per_key`)."""
     from pyspark.sql import functions as F
 
     keys = list(shape.keys)
-    live_per_key = one_per_key(live, shape, already=live_unique)
+    live_per_key = one_per_key(live, shape, already=live_unique, file_order=file_order)
     joined = batch.join(F.broadcast(live_per_key) if broadcast_live else live_per_key, keys, "left")
     if stored is not None:
         # From the index, the stored sequence values are no more rows than the live ones.
@@ -150,13 +152,18 @@ def decide(
     return joined.withColumn(WINS, wins)
 
 
-def one_per_key(live: "DataFrame", shape: KeyedLoadShape, *, already: bool = False) -> "DataFrame":
+def one_per_key(
+    live: "DataFrame", shape: KeyedLoadShape, *, already: bool = False, file_order: "Column | None" = None
+) -> "DataFrame":
     """The live rows with one row per key: where each version sits (LIVE_ROWS, every (file,
     position); FILE one of them, non-NULL when the key exists) and the stored values.
 
     A table only iceberg-doris writes holds one live row per key; one that a plain INSERT also
     wrote may hold more. Then every one of them is replaced, and an aggregate load merges them all
-    (their values aggregated first, SUM counting each once), as a compaction would have.
+    (their values aggregated first, SUM counting each once), as a compaction would have. Where one
+    value is taken (a partial update's unsupplied columns, REPLACE columns), it is the newest live
+    row's: the last written, by ``file_order`` (the data sequence number of a live row's file),
+    then by position in its file (the file's location breaks a tie, or decides without an order).
     ``already``: ``live`` is known to hold one row per key; it is reshaped without a grouping
     (a shuffle), into the same columns and types the grouping gives."""
     from pyspark.sql import functions as F
@@ -173,6 +180,9 @@ def one_per_key(live: "DataFrame", shape: KeyedLoadShape, *, already: bool = Fal
                 target = _sum_type(field.dataType) if kind == "SUM" else field.dataType
                 values.append(F.col(_q(field.name)).cast(target).alias(field.name))
         return live.select(*[F.col(_q(k)) for k in keys], F.array(located).alias(LIVE_ROWS), F.col(FILE), *values)
+    newest = located
+    if file_order is not None:
+        newest = F.struct(file_order.alias(FILE_ORDER), F.col(POSITION), F.col(FILE))
     aggregates = [F.collect_list(located).alias(LIVE_ROWS), F.min(FILE).alias(FILE)]
     for name in live.columns:
         if not name.startswith(LIVE):
@@ -186,9 +196,9 @@ def one_per_key(live: "DataFrame", shape: KeyedLoadShape, *, already: bool = Fal
         elif kind == "MIN":
             merged = F.min(value)
         elif kind == "REPLACE_IF_NOT_NULL":
-            merged = F.max_by(value, F.when(value.isNotNull(), located))
-        else:  # REPLACE, and unique tables: one of the versions (they are equal unless a plain write diverged)
-            merged = F.max_by(value, located)
+            merged = F.max_by(value, F.when(value.isNotNull(), newest))
+        else:  # REPLACE, and unique tables: the newest version (they are equal unless a plain write diverged)
+            merged = F.max_by(value, newest)
         aggregates.append(merged.alias(name))
     return live.groupBy(*[F.col(_q(k)) for k in keys]).agg(*aggregates)
 

@@ -15,6 +15,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableScan;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.functions;
 
 /**
  * The live data files of one snapshot with the delete files that apply to each, planned in the
@@ -110,6 +112,27 @@ public final class LiveFiles {
       }
     }
     return false;
+  }
+
+  /**
+   * Each planned data file's data sequence number (the commit that wrote its rows; -1 in a format
+   * v1 table) as a column over {@code fileColumn}, which holds planned locations: a literal map,
+   * so ordering the several live rows a plain write may have given one key by the commit that
+   * wrote them costs no join and no Spark job. {@code locations}: the files that matter, joined by
+   * {@link #SEPARATOR}; empty: every planned file.
+   */
+  public Column fileOrder(String fileColumn, String locations) {
+    List<String> named = locations.isEmpty() ? new ArrayList<>(dataFiles.keySet()) : List.of(locations.split(SEPARATOR));
+    String[] keys = new String[named.size()];
+    long[] orders = new long[named.size()];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = named.get(i);
+      DataFile file = dataFiles.get(keys[i]);
+      Long order = file == null ? null : file.dataSequenceNumber();
+      orders[i] = order == null ? -1L : order;
+    }
+    return functions.element_at(
+        functions.map_from_arrays(functions.lit(keys), functions.lit(orders)), functions.col(fileColumn));
   }
 
   public List<DataFile> dataFiles() {
