@@ -17,7 +17,11 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.plans.logical.ResolvedHint;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
+import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import scala.collection.Iterator;
@@ -69,6 +73,50 @@ public final class PlanShapes {
     LogicalPlan streamed = streamedSide(plan);
     Dataset<Row> read = streamed == plan ? frame : Dataset.ofRows(frame.sparkSession(), streamed);
     return GroupCounts.rows(read).getNumPartitions();
+  }
+
+  /**
+   * Whether Spark sizes {@code frame} by the bytes of files it reads (a Parquet or CSV source, read
+   * directly or through a cache not yet filled, which Spark sizes by the plan it caches). Those are
+   * compressed bytes: a Parquet batch of 1.1M rows is 16 MB of files and about 50 MB of rows, so
+   * a size limit meant for rows must scale them. Iceberg tables are sized by their rows, and a
+   * filled cache by what it holds.
+   */
+  public static boolean sizedByFiles(Dataset<Row> frame) {
+    return sizedByFiles(frame.queryExecution().withCachedData());
+  }
+
+  private static boolean sizedByFiles(LogicalPlan plan) {
+    if (plan instanceof LogicalRelation) {
+      return ((LogicalRelation) plan).relation() instanceof HadoopFsRelation;
+    }
+    if (plan instanceof InMemoryRelation) {
+      InMemoryRelation cached = (InMemoryRelation) plan;
+      return !cached.cacheBuilder().isCachedColumnBuffersLoaded() && scansFiles(cached.cacheBuilder().cachedPlan());
+    }
+    Iterator<LogicalPlan> children = plan.children().iterator();
+    while (children.hasNext()) {
+      if (sizedByFiles(children.next())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean scansFiles(SparkPlan plan) {
+    if (plan instanceof FileSourceScanExec) {
+      return true;
+    }
+    if (plan instanceof AdaptiveSparkPlanExec) {
+      return scansFiles(((AdaptiveSparkPlanExec) plan).inputPlan());
+    }
+    Iterator<SparkPlan> children = plan.children().iterator();
+    while (children.hasNext()) {
+      if (scansFiles(children.next())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The rows an only-read plan's tasks read: below its joins, their left (streamed) side; the plan itself without joins. */
