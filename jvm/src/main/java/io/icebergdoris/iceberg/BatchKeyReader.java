@@ -1,6 +1,5 @@
 package io.icebergdoris.iceberg;
 
-import java.io.ByteArrayOutputStream;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -116,10 +115,13 @@ public final class BatchKeyReader implements Serializable {
     if (chunk.longs != null) {
       chunk.add(integer(row, 0, keyTypes[0]), null, delete, sequence, nullSequence);
     } else {
-      ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+      KeyBytes out = new KeyBytes(16);
       for (int i = 0; i < n; i++) {
-        if (keyTypes[i] instanceof StringType) {
+        DataType type = keyTypes[i];
+        if (type instanceof StringType) {
           KeyCodec.writeString(out, row.getUTF8String(i).getBytes()); // Spark's UTF-8 as is: no String between
+        } else if (!(type instanceof DecimalType || type instanceof BooleanType)) {
+          KeyCodec.writeLong(out, integer(row, i, type)); // as writeExternal writes it, unboxed
         } else {
           codec.writeExternal(out, i, codecValue(row, i));
         }

@@ -63,8 +63,10 @@ final class EntryParquetWriter {
             .build();
     BiFunction<Schema, MessageType, ParquetValueWriter<?>> rows = (ignored, parquetType) -> SparkParquetWriters.buildWriter(sparkSchema, parquetType);
     try {
+      // Without Hadoop's default resources: parsing them again for each entry showed in profiles,
+      // and nothing an entry's writer reads is set there.
       return (FileAppender<InternalRow>) writerConstructor().newInstance(
-          new Configuration(), file, schema, type, ROW_GROUP_BYTES, metadata, rows, CompressionCodecName.SNAPPY,
+          new Configuration(false), file, schema, type, ROW_GROUP_BYTES, metadata, rows, CompressionCodecName.SNAPPY,
           properties, MetricsConfig.getDefault(), ParquetFileWriter.Mode.OVERWRITE, null);
     } catch (InvocationTargetException e) {
       Throwable cause = e.getCause();

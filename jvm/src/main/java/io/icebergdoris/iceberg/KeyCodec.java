@@ -1,6 +1,5 @@
 package io.icebergdoris.iceberg;
 
-import java.io.ByteArrayOutputStream;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -131,7 +130,7 @@ final class KeyCodec implements Serializable {
   }
 
   byte[] encode(InternalRow row) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+    KeyBytes out = new KeyBytes(16);
     for (int i = 0; i < kinds.length; i++) {
       switch (kinds[i]) {
         case INT:
@@ -192,7 +191,7 @@ final class KeyCodec implements Serializable {
   }
 
   byte[] encode(Row row, int first) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+    KeyBytes out = new KeyBytes(16);
     for (int i = 0; i < kinds.length; i++) {
       writeExternal(out, i, row.get(first + i));
     }
@@ -200,7 +199,7 @@ final class KeyCodec implements Serializable {
   }
 
   /** Key column {@code column}'s external value (as {@link #encode(Row, int)} reads it) onto {@code out}. */
-  void writeExternal(ByteArrayOutputStream out, int column, Object value) {
+  void writeExternal(KeyBytes out, int column, Object value) {
     switch (kinds[column]) {
       case INT:
       case LONG:
@@ -225,16 +224,13 @@ final class KeyCodec implements Serializable {
 
   // ---- the encodings ----
 
-  static void writeLong(ByteArrayOutputStream out, long value) {
-    long flipped = value ^ Long.MIN_VALUE;
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      out.write((int) (flipped >>> shift));
-    }
+  static void writeLong(KeyBytes out, long value) {
+    out.writeBigEndian(value ^ Long.MIN_VALUE);
   }
 
   /** A long key as its 8 encoded bytes (what an entry file stores for the fast path too). */
   static byte[] longBytes(long value) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(8);
+    KeyBytes out = new KeyBytes(8);
     writeLong(out, value);
     return out.toByteArray();
   }
@@ -250,7 +246,7 @@ final class KeyCodec implements Serializable {
     return value ^ Long.MIN_VALUE;
   }
 
-  private static void writeWide(ByteArrayOutputStream out, BigInteger value) {
+  private static void writeWide(KeyBytes out, BigInteger value) {
     byte[] twos = value.toByteArray(); // big-endian, minimal length, sign-extended below
     if (twos.length > 16) {
       throw new IllegalArgumentException("a DECIMAL key beyond 128 bits: " + value);
@@ -266,9 +262,8 @@ final class KeyCodec implements Serializable {
     out.write(wide, 0, 16);
   }
 
-  static void writeString(ByteArrayOutputStream out, byte[] bytes) {
-    // Runs without a 0x00 are copied whole: a byte at a time, ByteArrayOutputStream takes its
-    // lock per byte, and string keys rarely hold a 0x00.
+  static void writeString(KeyBytes out, byte[] bytes) {
+    // Runs without a 0x00 are copied whole: string keys rarely hold a 0x00.
     int run = 0;
     for (int i = 0; i < bytes.length; i++) {
       if (bytes[i] == 0) {
