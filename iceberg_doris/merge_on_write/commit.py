@@ -77,6 +77,7 @@ class KeyedWrite:
         self.lookups = 0
         self._current: Lookup | None = None
         self._indexing: key_index.PendingEntries | None = None
+        self._early_indexing: key_index.PendingEntries | None = None  # the early write's files'
         # A load that wrote its rows before it looked anything up (every key new, see
         # operations/load/fresh_bulk.py): its files, already indexed, serve the first lookup.
         self._staged = staged
@@ -191,8 +192,14 @@ class KeyedWrite:
     def start_indexing(self, table: JavaObject) -> None:
         """Once looked up (the new files are written): starts building the key-index entries of
         the files this write adds (see :func:`key_index.start_indexing`), when later loads look
-        keys up through the index, so the commit runs while they are built."""
+        keys up through the index, so the commit runs while they are built. The files written
+        meanwhile were being indexed since they were written: :meth:`finish_indexing` builds only
+        the entries of the others."""
+        early = self._early_rows.take_indexing() if self._early_rows is not None else None
         files = self._files_to_index(table)
+        if early is not None:
+            self._early_indexing = early
+            files = [f for f in files if file_location(f) not in early.locations]
         if files:
             self._indexing = key_index.start_indexing(
                 self.handle.iceberg, table, files, list(self.shape.keys), self.shape.sequence_column
@@ -202,14 +209,19 @@ class KeyedWrite:
         """After the commit: waits for the entries; the files of a second lookup (the table
         changed before the commit) are indexed now. Returns how many files were indexed."""
         files = self._files_to_index(table)
-        pending, self._indexing = self._indexing, None
-        if pending is not None:
+        started: frozenset[str] = frozenset()
+        for pending in self._take_pending():
             pending.finish()
-        started = pending.locations if pending is not None else frozenset()
+            started |= pending.locations
         missing = [f for f in files if file_location(f) not in started]
         if missing:
             key_index.index_new_files(self.handle.iceberg, table, missing, list(self.shape.keys), self.shape.sequence_column)
         return len(files)
+
+    def _take_pending(self) -> list[key_index.PendingEntries]:
+        pending = [p for p in (self._early_indexing, self._indexing) if p is not None]
+        self._early_indexing = self._indexing = None
+        return pending
 
     def _files_to_index(self, table: JavaObject) -> list[JavaObject]:
         current = self._current
@@ -222,9 +234,8 @@ class KeyedWrite:
         if self._early_rows is not None:  # no thread outlives the load (its files, if unpublished, are orphans)
             self._early_rows.wait()
             self._early_rows = None
-        if self._indexing is not None:  # the load failed: no thread outlives it
-            self._indexing.finish()
-            self._indexing = None
+        for pending in self._take_pending():  # the load failed: no thread outlives it
+            pending.finish()
         if self._cached:
             self._batch.unpersist()
             self._cached = False
@@ -249,27 +260,46 @@ class NewRowsMeanwhile:
         """``cached_meanwhile``: ``batch`` reads cached rows a job running meanwhile stores (see
         :func:`stage_data_files`)."""
         iceberg, name, self._table = handle.iceberg, handle.name, handle.table
-        self._written: Background[list[JavaObject]] = Background(
-            iceberg.spark,
-            lambda: stage_data_files(
+        # The files' key-index entries, started as soon as the files are written: built after
+        # the lookup instead, they were the last 0.4-0.65 s of a 10% upsert at 10M rows.
+        self._indexing: key_index.PendingEntries | None = None
+
+        def write() -> list[JavaObject]:
+            files = stage_data_files(
                 iceberg, name, plan.new_rows(plan.without_live_rows(batch), shape), table=self._table,
                 cached_meanwhile=cached_meanwhile,
-            ),
-            name=f"iceberg-doris new rows of {name.qualified}",
+            )
+            if key_index.build_on_load(iceberg.spark) and index_possible(iceberg, self._table, shape):
+                self._indexing = key_index.start_indexing(iceberg, self._table, files, list(shape.keys), shape.sequence_column)
+            return files
+
+        self._written: Background[list[JavaObject]] = Background(
+            iceberg.spark, write, name=f"iceberg-doris new rows of {name.qualified}"
         )
 
     def files(self) -> list[JavaObject]:
         """The staged files (waits for the write; raises its error)."""
         return self._written.result()
 
-    def wait(self) -> None:
-        """Waits for the write without raising its error (a caller that is failing already)."""
+    def take_indexing(self) -> "key_index.PendingEntries | None":
+        """The entries of :meth:`files` being built, handed to the caller to finish (None if none)."""
         self._written.wait()
+        pending, self._indexing = self._indexing, None
+        return pending
+
+    def wait(self) -> None:
+        """Waits for the write (and the entries it started) without raising its error (a caller
+        that is failing already)."""
+        self._written.wait()
+        if self._indexing is not None:
+            self._indexing.finish()
+            self._indexing = None
 
     def discard(self) -> None:
         """Waits for the write and deletes its files (a write that failed staged none to delete;
-        its error goes with it, the load having decided not to use it)."""
-        self._written.wait()
+        its error goes with it, the load having decided not to use it). Entries already stored
+        for them are orphans for ``doris.cleanup``, never read: no data file has their name."""
+        self.wait()
         if self._written.succeeded:
             discard_staged_files(self._table, self._written.result())
 

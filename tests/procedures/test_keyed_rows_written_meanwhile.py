@@ -115,3 +115,33 @@ def test_a_load_refused_after_counting_keeps_the_table_and_leaves_no_unreference
         doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'x'), (2, 'y'), (3, '30') AS t(k, v)")
     assert rows(spark, table) == before
     assert data_files_on_disk(spark, table) == data_files_referenced(spark, table)
+
+
+def test_the_rows_written_meanwhile_are_indexed_once_from_when_they_are_written(spark, namespace, monkeypatch):
+    # Their entries are built from the moment the files exist, on the writing thread, while the
+    # keys are looked up; the entries built after the lookup are only the other files' (none here).
+    import threading
+
+    from iceberg_doris.engine import key_index
+    from tests.procedures.test_key_index_keys import entry_files
+
+    table = f"{namespace}.indexed_early"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v STRING) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    doris.load(spark, table=table, query="SELECT id AS k, concat('old', id) AS v FROM range(0, 400, 1, 2)")
+    before = {r[0] for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()}
+    entries_before = len(entry_files(spark, table))
+    started: list[tuple[str, frozenset[str]]] = []
+    real = key_index.start_indexing
+
+    def recorded(iceberg, java_table, files, key_columns, sequence_column):
+        pending = real(iceberg, java_table, files, key_columns, sequence_column)
+        if pending is not None:
+            started.append((threading.current_thread().name, pending.locations))
+        return pending
+
+    monkeypatch.setattr(key_index, "start_indexing", recorded)
+    result = doris.load(spark, table=table, query="SELECT id * 3 AS k, 'new' AS v FROM range(0, 300, 1, 2)")[0]
+    added = {r[0] for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()} - before
+    assert [(name.startswith("iceberg-doris new rows of"), locations) for name, locations in started] == [(True, added)]
+    assert len(entry_files(spark, table)) == entries_before + len(added)
+    assert result.loaded_rows == 300 and len(rows(spark, table)) == len(set(range(400)) | {3 * i for i in range(300)})
