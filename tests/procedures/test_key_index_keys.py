@@ -367,3 +367,38 @@ def test_cleanup_removes_entries_of_unreferenced_data_files(spark, namespace, co
     again = load(spark, table, ["(3, 30, 0)"], "k, v, d", index=True)
     assert ", read " in summary_of(spark, table, again.snapshot_id)
     assert rows(spark, table)[:4] == [(0, 0, 0), (1, 10, 0), (2, 20, 0), (3, 30, 0)]
+
+
+def test_many_encoded_keys_in_any_order_find_their_stored_rows(spark, namespace, cold_index):
+    # Thousands of composite keys per batch task, in no order: sorted there by their encodings'
+    # first 16 bytes, then byte by byte where those tie (a shared 18-byte prefix, NUL bytes, one
+    # key a prefix of another), so every stored key is found once and replaced.
+    tables = []
+    for name in ("indexed", "scanned"):
+        doris.create_table(
+            spark,
+            ddl=f"CREATE TABLE {namespace}.{name} (w VARCHAR(40) NOT NULL, k BIGINT NOT NULL, v STRING) "
+            "UNIQUE KEY(w, k) DISTRIBUTED BY HASH(k) BUCKETS 2",
+        )
+        tables.append(f"{namespace}.{name}")
+    # w: 'customer-000000000' then a tail that may be empty, hold a NUL byte, or extend another.
+    tails = "CASE id % 5 WHEN 0 THEN '' WHEN 1 THEN 'x' WHEN 2 THEN concat('x', char(0)) WHEN 3 THEN concat('x', char(0), 'y') ELSE 'xy' END"
+    keys = f"concat('customer-000000000', {tails}) AS w, (id * 7919) % 1201 - 600 AS k"
+    stored = f"SELECT {keys}, 'old' AS v FROM range(0, 3000, 1, 2)"
+    batch = f"SELECT {keys}, 'new' AS v FROM (SELECT (id * 104729) % 6000 AS id FROM range(0, 6000, 1, 2)) WHERE id % 2 = 0"
+    for table in tables:
+        doris.load(spark, table=table, query=stored)
+    spark.conf.set(key_index.ENABLED_CONF, "false")
+    try:
+        doris.load(spark, table=tables[1], query=batch)
+    finally:
+        spark.conf.unset(key_index.ENABLED_CONF)
+    result = doris.load(spark, table=tables[0], query=batch)[0]
+    assert summary_of(spark, tables[0], result.snapshot_id).startswith("probed ")
+    indexed = rows(spark, tables[0])
+    assert indexed == rows(spark, tables[1])
+    expected_keys = spark.sql(f"SELECT DISTINCT w, k FROM ({stored} UNION ALL {batch})").count()
+    assert len(indexed) == expected_keys  # one row per key
+    replaced = spark.sql(f"SELECT w, k FROM ({stored}) INTERSECT SELECT w, k FROM ({batch})").count()
+    snapshot = spark.sql(f"SELECT summary FROM {tables[0]}.snapshots WHERE snapshot_id = {result.snapshot_id}").collect()[0][0]
+    assert int(snapshot["added-position-deletes"]) == replaced > 500

@@ -740,15 +740,7 @@ public final class KeyIndex {
       sort(longs.clone(), order); // primitive: no boxing for the common integer key
       return order;
     }
-    Integer[] boxed = new Integer[count];
-    for (int i = 0; i < count; i++) {
-      boxed[i] = i;
-    }
-    Arrays.sort(boxed, (a, b) -> Arrays.compareUnsigned(bytes[a], bytes[b]));
-    for (int i = 0; i < count; i++) {
-      order[i] = boxed[i];
-    }
-    return order;
+    return EncodedKeyOrder.of(bytes, count);
   }
 
   /** {@link #batchKeys} for key columns of Spark types {@link BatchKeyReader} does not read: the rows are collected. */
