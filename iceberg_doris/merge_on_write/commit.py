@@ -21,7 +21,7 @@ two lookups; writers outside the lock (plain Spark SQL) are left to the retry po
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
@@ -144,13 +144,13 @@ class KeyedWrite:
         """Looks the keys up in ``table``'s head of this write's ref and stages the new rows
         (again only when they depend on the stored rows); nothing is committed."""
         self.lookups += 1
-        reused: list[JavaObject] | Callable[[], list[JavaObject]] | None = None
+        reused: list[JavaObject] | NewRowsMeanwhile | None = None
         if self._current is not None and not self._rows_need_lookup:
             reused = self._current.upserts
         elif self._current is None and self._staged is not None:
             reused = self._staged
         elif self._current is None and self._early_rows is not None:
-            reused = self._early_rows.files  # waited for only where the lookup needs them
+            reused = self._early_rows  # waited for only where the lookup needs them
         if self._facts is not None:
             fresh = without_lookup(
                 self.handle, table, self._batch, self.shape, self.touched, self.branch, self.summary, self.lookups,

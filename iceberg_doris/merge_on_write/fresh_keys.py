@@ -16,7 +16,6 @@ range: a concurrent commit that adds rows there makes the load look its keys up 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.live_files import live_files
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.merge_on_write import plan
-from iceberg_doris.merge_on_write.lookup import KeyedTable, Lookup, _first_key_filter
+from iceberg_doris.merge_on_write.lookup import KeyedTable, Lookup, WrittenMeanwhile, _first_key_filter
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both
 
@@ -91,7 +90,7 @@ def without_lookup(
     lookups: int,
     facts: BatchFacts,
     *,
-    upserts: list[JavaObject] | Callable[[], list[JavaObject]] | None = None,
+    upserts: list[JavaObject] | WrittenMeanwhile | None = None,
     known_new: bool = False,
 ) -> Lookup | None:
     """The lookup's result when no live file of ``table`` can hold a batch key (every row is new):
@@ -102,8 +101,8 @@ def without_lookup(
         return None
     iceberg = handle.iceberg
     row_filter = iceberg_expression(iceberg, both(touched, key_range(shape, facts)))
-    if callable(upserts):
-        upserts = upserts()  # being written meanwhile
+    if upserts is not None and not isinstance(upserts, list):
+        upserts = upserts.files()  # being written meanwhile
     elif upserts is None:
         upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(batch, shape), shape), table=table)
     summary = summary | {

@@ -47,7 +47,7 @@ from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_locations
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.row_deletes import write_row_deletes
-from iceberg_doris.engine.staged_writes import discard_staged_files, stage_data_files
+from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.faults import crash_point
 from iceberg_doris.merge_on_write import plan
 from iceberg_doris.engine.table_names import TableName, quote_identifier
@@ -72,6 +72,18 @@ class KeyedTable(Protocol):
 
     @property
     def table(self) -> JavaObject: ...
+
+
+class WrittenMeanwhile(Protocol):
+    """A batch's new rows being written while the keys are looked up, as if every version won."""
+
+    def files(self) -> list[JavaObject]:
+        """The staged files (waits for the write)."""
+        ...
+
+    def discard(self) -> None:
+        """Waits for the write (and anything it started on its files) and deletes its files."""
+        ...
 
 
 @dataclass
@@ -111,11 +123,11 @@ def look_up(
     summary: dict[str, str],
     lookups: int,
     *,
-    upserts: list[JavaObject] | Callable[[], list[JavaObject]] | None = None,
+    upserts: list[JavaObject] | WrittenMeanwhile | None = None,
 ) -> Lookup:
     """Looks the batch's keys up in ``table``'s head of ``branch`` and stages the rows to add
-    (``upserts`` given: those, already written, or a call that waits for the batch's rows being
-    written meanwhile as if every version won, discarded here if some lose); nothing is committed."""
+    (``upserts`` given: those, already written, or the batch's rows being written meanwhile as if
+    every version won, discarded here if some lose); nothing is committed."""
     iceberg = handle.iceberg
     snapshot_id = ref_snapshot_id(table, branch)
     if snapshot_id is None:
@@ -137,9 +149,9 @@ def look_up(
         summary |= {snapshot_summary.KEY_INDEX: f"scan: {fallback}"}
     tombstone_files: list[JavaObject] = []
     every_version_wins = lookup is not None and lookup.decided and lookup.losing_keys is None
-    if callable(upserts) and shape.sequence_column is not None and not every_version_wins:
+    if upserts is not None and not isinstance(upserts, list) and shape.sequence_column is not None and not every_version_wins:
         # Written meanwhile as if every version won; here some may lose to a stored one.
-        discard_staged_files(table, upserts())
+        upserts.discard()
         upserts = None
     if lookup is not None and lookup.decided:
         marks = lookup.marks
@@ -167,8 +179,8 @@ def look_up(
             handle, table, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
         )
         upserts = staged if upserts is None else upserts
-    if callable(upserts):
-        upserts = upserts()
+    if upserts is not None and not isinstance(upserts, list):
+        upserts = upserts.files()
     crash_point("load", "keys-looked-up")
     deletes: dict[str, BitMap64] = dict(marks.by_file)
     tombstones_by_location = {file_location(f): f for f in tombstone_files}

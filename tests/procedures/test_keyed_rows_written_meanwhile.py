@@ -51,7 +51,10 @@ def test_a_batch_that_repeats_a_key_leaves_one_row_per_key_and_no_unreferenced_f
     assert data_files_on_disk(spark, table) == data_files_referenced(spark, table)
 
 
-def test_a_version_that_loses_by_sequence_is_not_written_and_leaves_no_unreferenced_file(spark, namespace):
+def test_a_version_that_loses_by_sequence_is_not_written_and_leaves_no_unreferenced_file(spark, namespace, caplog):
+    import logging
+
+    caplog.set_level(logging.WARNING, logger="iceberg_doris")
     table = f"{namespace}.sequenced"
     doris.create_table(
         spark,
@@ -67,6 +70,8 @@ def test_a_version_that_loses_by_sequence_is_not_written_and_leaves_no_unreferen
     expected = sorted([(k, f"old{k}", 10) for k in range(10) if k != 2] + [(2, "newer", 11), (30, "new", 1)])
     assert rows(spark, table) == expected
     assert data_files_on_disk(spark, table) == data_files_referenced(spark, table)
+    # The discarded files' entries were finished before the files went: no entry read a deleted file.
+    assert [r.getMessage() for r in caplog.records if "key index" in r.getMessage()] == []
     # Every version winning, the rows written meanwhile are the ones committed.
     result = doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'won', 12) AS t(k, v, s)")[0]
     assert summary(spark, table, result.snapshot_id)["doris.key-index"].startswith("probed ")
