@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.file_sets import file_location, ref_head, ref_snapshot_id
-from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.engine.spark_threads import Background
 from iceberg_doris.engine.staged_writes import discard_staged_files, stage_data_files
@@ -226,7 +226,7 @@ class KeyedWrite:
     def _files_to_index(self, table: JavaObject) -> list[JavaObject]:
         current = self._current
         iceberg = self.handle.iceberg
-        if current is None or not key_index.build_on_load(iceberg.spark) or not index_possible(iceberg, table, self.shape):
+        if current is None or not indexed_on_load(iceberg, table, self.shape):
             return []
         return [f for f in current.upserts + current.tombstones if file_location(f) not in self._already_indexed]
 
@@ -242,6 +242,11 @@ class KeyedWrite:
         if self._kept is not None:
             self._kept.unpersist()
             self._kept = None
+
+
+def indexed_on_load(iceberg: IcebergJava, table: JavaObject, shape: plan.KeyedLoadShape) -> bool:
+    """Whether a load builds the key-index entries of the files it writes (early or late alike)."""
+    return key_index.build_on_load(iceberg.spark) and index_possible(iceberg, table, shape)
 
 
 def writes_new_rows_meanwhile(shape: plan.KeyedLoadShape) -> bool:
@@ -269,7 +274,7 @@ class NewRowsMeanwhile:
                 iceberg, name, plan.new_rows(plan.without_live_rows(batch), shape), table=self._table,
                 cached_meanwhile=cached_meanwhile,
             )
-            if key_index.build_on_load(iceberg.spark) and index_possible(iceberg, self._table, shape):
+            if indexed_on_load(iceberg, self._table, shape):
                 self._indexing = key_index.start_indexing(iceberg, self._table, files, list(shape.keys), shape.sequence_column)
             return files
 

@@ -265,7 +265,8 @@ def _decide_and_stage(
     ``data_files``: the planned live files, whose commit order orders a key's several live rows
     (``file_order_of``: the files the live rows come from, if known)."""
     iceberg = handle.iceberg
-    file_order = None if live_unique else _file_order(data_files, file_order_of)
+    # Only the stored values a load takes from one live row need the rows ordered.
+    file_order = None if live_unique or not plan.live_columns_needed(shape) else _file_order(data_files, file_order_of)
     decided = plan.decide(
         batch, live, stored, shape, live_unique=live_unique, broadcast_live=broadcast_live, file_order=file_order
     )

@@ -732,15 +732,15 @@ public final class KeyIndex {
 
   /** The order of {@code count} keys (longs, else encoded bytes) by key (ties in their given order for encoded keys). */
   static int[] sortedOrder(long[] longs, byte[][] bytes, int count) {
+    if (longs == null) {
+      return EncodedKeyOrder.of(bytes, count);
+    }
     int[] order = new int[count];
     for (int i = 0; i < count; i++) {
       order[i] = i;
     }
-    if (longs != null) {
-      sort(longs.clone(), order); // primitive: no boxing for the common integer key
-      return order;
-    }
-    return EncodedKeyOrder.of(bytes, count);
+    sort(longs.clone(), order); // primitive: no boxing for the common integer key
+    return order;
   }
 
   /** {@link #batchKeys} for key columns of Spark types {@link BatchKeyReader} does not read: the rows are collected. */
