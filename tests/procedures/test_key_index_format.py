@@ -2,11 +2,16 @@
 version since format 2 computed it, so entries a table already holds stay readable (a checksum
 computed differently would reject them all, and every first lookup would rebuild them). An entry
 whose positions are 0, 1, 2, ... (a file sorted by its keys) says so in its footer, and a reader
-fills them instead of decoding them; the checksum still covers them, so a false mark is caught."""
+fills them instead of decoding them; the checksum still covers them, so a false mark is caught.
+
+Entries also carry a second, cheaper CRC-32C of the same rows taken column by column, which
+readers verify instead when it is there; an entry without it (as earlier versions wrote them) is
+verified by the row checksum and read, not rebuilt."""
 
 from __future__ import annotations
 
 import logging
+import struct
 
 import pyarrow.parquet as pq
 import pytest
@@ -17,6 +22,8 @@ from iceberg_doris.engine.iceberg_java import IcebergJava
 from tests.procedures.test_key_index_keys import cold_index, entry_files, load, rows, summary_of  # noqa: F401 - cold_index is a fixture
 
 IN_ORDER = (b"doris.key-index.positions", b"in-order")
+ROW_CHECKSUM = b"doris.key-index.crc32c"
+COLUMN_CHECKSUM = b"doris.key-index.crc32c-columns"
 
 pytestmark = pytest.mark.spark
 
@@ -100,3 +107,144 @@ def test_writing_entries_leaves_data_file_writers_their_own_parquet_encoders(spa
     shared = parquet.column.ParquetProperties.DEFAULT_VALUES_WRITER_FACTORY
     # As the data file's (v1, dictionary) writer left it, not as the entry's (v2, no dictionary).
     assert shared.newValuesWriter(column).getEncoding().name() == "PLAIN_DICTIONARY"
+
+
+def crc32c(data: bytes, crc: int = 0) -> int:
+    """CRC-32C (Castagnoli, reflected), bit by bit: an independent reference for the entries'."""
+    crc ^= 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def column_checksum(keys: list, positions: list[int], sequences: list[int | None] | None = None) -> int:
+    """The column checksum as the format documents it: the keys (8 bytes each, or encoded keys'
+    bytes back to back and then where each ends), the positions, then with sequence values a flag
+    byte per row and the values (0 for NULL); numbers big-endian."""
+    if keys and isinstance(keys[0], int):
+        data = b"".join(struct.pack(">q", k) for k in keys)
+    else:
+        data = b"".join(keys)
+        end = 0
+        for key in keys:
+            end += len(key)
+            data += struct.pack(">i", end)
+    data += b"".join(struct.pack(">i", p) for p in positions)
+    if sequences is not None:
+        data += bytes(0 if s is None else 1 for s in sequences)
+        data += b"".join(struct.pack(">q", 0 if s is None else s) for s in sequences)
+    return crc32c(data)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_entry_column_checksum_is_the_crc32c_of_its_columns_in_turn(spark, namespace, case):
+    columns, keys, properties, query, _ = CASES[case]
+    table = f"{namespace}.columns_{case}"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} ({columns}) UNIQUE KEY({keys}) DISTRIBUTED BY HASH(k) BUCKETS 1 {properties}")
+    doris.load(spark, table=table, query=query)
+    (entry,) = entry_files(spark, table)
+    footer = pq.read_metadata(entry).metadata
+    stored = pq.read_table(entry)
+    sequences = stored.column("seq").to_pylist() if properties else None
+    expected = column_checksum(stored.column("key").to_pylist(), stored.column("pos").to_pylist(), sequences)
+    assert footer[COLUMN_CHECKSUM].decode() == str(expected)
+    assert ROW_CHECKSUM in footer  # still written, for readers that predate the column checksum
+
+
+def rewritten_footer(entry, footer: dict[bytes, bytes]) -> None:
+    """Writes the entry's rows again (Parquet v2 pages, as the format reads) with ``footer``."""
+    stored = pq.read_table(entry)
+    pq.write_table(stored.replace_schema_metadata(footer), entry, data_page_version="2.0")
+    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+
+
+def test_an_entry_with_only_the_row_checksum_is_read_not_rebuilt(spark, namespace, cold_index, caplog):
+    table = f"{namespace}.row_checksum_only"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k VARCHAR(20) NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT concat('key-', id) AS k, CAST(id AS INT) AS v, 0 AS d FROM range(60)")
+    first = load(spark, table, ["('key-5', 500, 0)"], "k, v, d", index=True)  # builds and stores the entry
+    assert summary_of(spark, table, first.snapshot_id).startswith("probed 1 files, built 1")
+    (entry,) = [e for e in entry_files(spark, table) if pq.read_metadata(e).num_rows == 60]
+    footer = dict(pq.read_metadata(entry).metadata)
+    del footer[COLUMN_CHECKSUM]  # as an entry written before the column checksum
+    rewritten_footer(entry, footer)
+    key_index.clear_cache(IcebergJava(spark))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        result = load(spark, table, ["('key-6', 600, 0)", "('key-7', 0, 1)"], "k, v, d", index=True)
+    assert not any("key index" in r.getMessage() for r in caplog.records)
+    # The stored file probed (the first load's new file had no entry stored: build on load is off).
+    assert "read 1" in summary_of(spark, table, result.snapshot_id)
+    got = {k: v for k, v, _ in rows(spark, table)}
+    assert got["key-5"] == 500 and got["key-6"] == 600 and "key-7" not in got and len(got) == 59
+
+
+def test_an_entry_whose_column_checksum_differs_is_rejected_and_rebuilt(spark, namespace, cold_index, caplog):
+    table = f"{namespace}.column_checksum_differs"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT id AS k, CAST(id AS INT) AS v, 0 AS d FROM range(40)")
+    load(spark, table, ["(5, 500, 0)"], "k, v, d", index=True)  # builds and stores the entry
+    (entry,) = [e for e in entry_files(spark, table) if pq.read_metadata(e).num_rows == 40]
+    footer = dict(pq.read_metadata(entry).metadata)
+    # The rows and the row checksum unchanged: only the column checksum says otherwise.
+    footer[COLUMN_CHECKSUM] = str((int(footer[COLUMN_CHECKSUM]) + 1) % 2**32).encode()
+    rewritten_footer(entry, footer)
+    key_index.clear_cache(IcebergJava(spark))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        result = load(spark, table, ["(6, 600, 0)", "(7, 0, 1)"], "k, v, d", index=True)
+    assert any("stored entry rejected" in r.getMessage() and "checksum mismatch" in r.getMessage() for r in caplog.records)
+    assert "built 1" in summary_of(spark, table, result.snapshot_id)
+    got = {k: v for k, v, _ in rows(spark, table)}
+    assert got[5] == 500 and got[6] == 600 and 7 not in got and len(got) == 39
+
+
+def row_checksum(keys: list, positions: list[int]) -> int:
+    """The format-2 row checksum of an entry without sequence values, as its footer documents it."""
+    data = b""
+    for key, position in zip(keys, positions):
+        data += struct.pack(">q", key) if isinstance(key, int) else struct.pack(">i", len(key)) + key
+        data += struct.pack(">ib", position, 0) + bytes(8)
+    return crc32c(data)
+
+
+# How the rewritten entry's key column is stored: pages a reader decodes itself (each key checked
+# against the one before it, the first of a page against the last page's last) or through Parquet.
+WRITERS = {
+    "delta pages": {"use_dictionary": False, "column_encoding": {"key": "DELTA_BYTE_ARRAY"}},
+    "a key per delta page": {"use_dictionary": False, "column_encoding": {"key": "DELTA_BYTE_ARRAY"}, "data_page_size": 1, "write_batch_size": 1},
+    "dictionary pages": {"use_dictionary": ["key"]},
+}
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_an_entry_with_keys_out_of_order_is_rejected_whatever_its_checksums_say(spark, namespace, cold_index, caplog, writer):
+    import pyarrow as pa
+
+    table = f"{namespace}.unsorted_{writer.replace(' ', '_')}"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k VARCHAR(20) NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT concat('key-', id + 100) AS k, CAST(id AS INT) AS v, 0 AS d FROM range(30)")
+    load(spark, table, ["('key-105', 500, 0)"], "k, v, d", index=True)  # builds and stores the entry
+    (entry,) = [e for e in entry_files(spark, table) if pq.read_metadata(e).num_rows == 30]
+    stored = pq.read_table(entry)
+    keys = stored.column("key").to_pylist()
+    positions = stored.column("pos").to_pylist()
+    # Two neighbours swapped, positions kept: key-117 would point at key-116's row.
+    keys[16], keys[17] = keys[17], keys[16]
+    footer = dict(pq.read_metadata(entry).metadata)
+    footer[ROW_CHECKSUM] = str(row_checksum(keys, positions)).encode()
+    swapped = stored.set_column(0, stored.schema.field("key"), pa.array(keys, pa.binary()))
+    footer[COLUMN_CHECKSUM] = str(column_checksum(keys, positions)).encode()
+    pq.write_table(swapped.replace_schema_metadata(footer), entry, data_page_version="2.0", **WRITERS[writer])
+    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+    key_index.clear_cache(IcebergJava(spark))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        result = load(spark, table, ["('key-116', 600, 0)", "('key-117', 0, 1)"], "k, v, d", index=True)
+    assert any("stored entry rejected" in r.getMessage() and "keys out of order" in r.getMessage() for r in caplog.records)
+    assert "built 1" in summary_of(spark, table, result.snapshot_id)
+    got = {k: v for k, v, _ in rows(spark, table)}
+    assert got["key-105"] == 500 and got["key-116"] == 600 and "key-117" not in got and len(got) == 29
+
