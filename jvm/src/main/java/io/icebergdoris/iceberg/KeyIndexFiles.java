@@ -353,6 +353,29 @@ final class KeyIndexFiles {
     }
   }
 
+  /** A page's bytes as an array and a range in it (the buffer's own array when it has one). */
+  private static final class PageBytes {
+    final byte[] bytes;
+    final int from;
+    final int limit;
+
+    private PageBytes(byte[] bytes, int from, int limit) {
+      this.bytes = bytes;
+      this.from = from;
+      this.limit = limit;
+    }
+
+    static PageBytes of(ByteBuffer buffer) {
+      if (buffer.hasArray()) {
+        int from = buffer.arrayOffset() + buffer.position();
+        return new PageBytes(buffer.array(), from, from + buffer.remaining());
+      }
+      byte[] copy = new byte[buffer.remaining()];
+      buffer.duplicate().get(copy);
+      return new PageBytes(copy, 0, copy.length);
+    }
+  }
+
   /** Where one column's values go: the entry's arrays. */
   private abstract static class Column {
     abstract void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) throws IOException;
@@ -371,7 +394,22 @@ final class KeyIndexFiles {
             into[i] = values.readLong();
           }
         }
+
+        @Override
+        boolean fillDirectly(Encoding encoding, DataPageV2 page, int at, int count) throws IOException {
+          return deltaLongs(encoding, page, into, at, count);
+        }
       };
+    }
+
+    /** Decodes a DELTA_BINARY_PACKED page of longs (what entries are written in) itself; else false. */
+    static boolean deltaLongs(Encoding encoding, DataPageV2 page, long[] into, int at, int count) throws IOException {
+      if (encoding != Encoding.DELTA_BINARY_PACKED) {
+        return false;
+      }
+      PageBytes data = PageBytes.of(page.getData().toByteBuffer());
+      DeltaLongs.decode(data.bytes, data.from, data.limit, into, at, count);
+      return true;
     }
 
     static Column ints(int[] into) {
@@ -388,6 +426,11 @@ final class KeyIndexFiles {
 
     static Column optionalLongs(long[] into, boolean[] nulls) {
       return new Column() {
+        @Override
+        boolean fillDirectly(Encoding encoding, DataPageV2 page, int at, int count) throws IOException {
+          return deltaLongs(encoding, page, into, at, count); // called for pages without nulls only
+        }
+
         @Override
         void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) throws IOException {
           for (int i = at; i < at + count; i++) {
@@ -469,18 +512,10 @@ final class KeyIndexFiles {
       prefixes.initFromPage(count, in);
       DeltaBinaryPackingValuesReader suffixes = new DeltaBinaryPackingValuesReader();
       suffixes.initFromPage(count, in);
-      java.nio.ByteBuffer slice = in.slice((int) in.available());
-      byte[] bytes;
-      int from;
-      if (slice.hasArray()) {
-        bytes = slice.array();
-        from = slice.arrayOffset() + slice.position();
-      } else {
-        bytes = new byte[slice.remaining()];
-        slice.get(bytes);
-        from = 0;
-      }
-      int limit = from + slice.remaining();
+      PageBytes suffixBytes = PageBytes.of(in.slice((int) in.available()));
+      byte[] bytes = suffixBytes.bytes;
+      int from = suffixBytes.from;
+      int limit = suffixBytes.limit;
       int end = offsets[at];
       int previous = -1; // where the page's previous key starts (none yet)
       for (int i = at; i < at + count; i++) {
