@@ -48,20 +48,22 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_an_entry_checksum_is_the_one_format_2_defines(spark, namespace, case):
+def test_an_entry_carries_the_format_2_row_checksum_and_the_crc32c_of_its_columns(spark, namespace, case):
     columns, keys, properties, query, checksum = CASES[case]
     table = f"{namespace}.format_{case}"
     doris.create_table(spark, ddl=f"CREATE TABLE {table} ({columns}) UNIQUE KEY({keys}) DISTRIBUTED BY HASH(k) BUCKETS 1 {properties}")
     doris.load(spark, table=table, query=query)
     (entry,) = entry_files(spark, table)
     footer = pq.read_metadata(entry).metadata
-    assert footer[b"doris.key-index.crc32c"].decode() == checksum
+    assert footer[ROW_CHECKSUM].decode() == checksum  # still written, for readers that predate the column one
     assert footer.get(IN_ORDER[0]) == IN_ORDER[1]  # a load writes its files sorted by key
+    stored = pq.read_table(entry)
+    sequences = stored.column("seq").to_pylist() if properties else None
+    expected = column_checksum(stored.column("key").to_pylist(), stored.column("pos").to_pylist(), sequences)
+    assert footer[COLUMN_CHECKSUM].decode() == str(expected)
 
 
 def test_an_entry_falsely_marked_in_order_is_rejected_by_its_checksum(spark, namespace, cold_index, caplog):
-    import pyarrow.parquet as pq
-
     table = f"{namespace}.unordered"
     doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     # Written by plain Spark without a sort order: the file's rows are not in key order.
@@ -76,8 +78,7 @@ def test_an_entry_falsely_marked_in_order_is_rejected_by_its_checksum(spark, nam
     assert stored.column("pos").to_pylist() != list(range(101)) and IN_ORDER[0] not in footer
 
     # The same rows and checksum, with the mark: positions filled in order no longer match it.
-    pq.write_table(stored.replace_schema_metadata({**footer, IN_ORDER[0]: IN_ORDER[1]}), entry, data_page_version="2.0")
-    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+    rewritten_footer(entry, {**footer, IN_ORDER[0]: IN_ORDER[1]}, stored)
     key_index.clear_cache(IcebergJava(spark))
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
@@ -138,25 +139,11 @@ def column_checksum(keys: list, positions: list[int], sequences: list[int | None
     return crc32c(data)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_an_entry_column_checksum_is_the_crc32c_of_its_columns_in_turn(spark, namespace, case):
-    columns, keys, properties, query, _ = CASES[case]
-    table = f"{namespace}.columns_{case}"
-    doris.create_table(spark, ddl=f"CREATE TABLE {table} ({columns}) UNIQUE KEY({keys}) DISTRIBUTED BY HASH(k) BUCKETS 1 {properties}")
-    doris.load(spark, table=table, query=query)
-    (entry,) = entry_files(spark, table)
-    footer = pq.read_metadata(entry).metadata
-    stored = pq.read_table(entry)
-    sequences = stored.column("seq").to_pylist() if properties else None
-    expected = column_checksum(stored.column("key").to_pylist(), stored.column("pos").to_pylist(), sequences)
-    assert footer[COLUMN_CHECKSUM].decode() == str(expected)
-    assert ROW_CHECKSUM in footer  # still written, for readers that predate the column checksum
-
-
-def rewritten_footer(entry, footer: dict[bytes, bytes]) -> None:
-    """Writes the entry's rows again (Parquet v2 pages, as the format reads) with ``footer``."""
-    stored = pq.read_table(entry)
-    pq.write_table(stored.replace_schema_metadata(footer), entry, data_page_version="2.0")
+def rewritten_footer(entry, footer: dict[bytes, bytes], stored=None, **options) -> None:
+    """Writes the entry's rows (or ``stored``) again, in Parquet v2 pages as the format reads,
+    with ``footer`` and pyarrow's writer ``options``."""
+    stored = pq.read_table(entry) if stored is None else stored
+    pq.write_table(stored.replace_schema_metadata(footer), entry, data_page_version="2.0", **options)
     entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
 
 
@@ -237,8 +224,7 @@ def test_an_entry_with_keys_out_of_order_is_rejected_whatever_its_checksums_say(
     footer[ROW_CHECKSUM] = str(row_checksum(keys, positions)).encode()
     swapped = stored.set_column(0, stored.schema.field("key"), pa.array(keys, pa.binary()))
     footer[COLUMN_CHECKSUM] = str(column_checksum(keys, positions)).encode()
-    pq.write_table(swapped.replace_schema_metadata(footer), entry, data_page_version="2.0", **WRITERS[writer])
-    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+    rewritten_footer(entry, footer, swapped, **WRITERS[writer])
     key_index.clear_cache(IcebergJava(spark))
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
@@ -276,11 +262,7 @@ def test_integer_entries_of_any_delta_width_and_page_layout_read_back_exactly(sp
     stored = pq.read_table(entry)
     assert stored.column("key").to_pylist() == keys
     encodings = {"key": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED"}
-    pq.write_table(
-        stored.replace_schema_metadata(footer), entry, data_page_version="2.0", use_dictionary=False,
-        column_encoding=encodings, data_page_size=256, write_batch_size=16,
-    )
-    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+    rewritten_footer(entry, footer, stored, use_dictionary=False, column_encoding=encodings, data_page_size=256, write_batch_size=16)
     assert pq.ParquetFile(entry).metadata.row_group(0).column(0).total_compressed_size > 256  # several pages
 
     key_index.clear_cache(IcebergJava(spark))
