@@ -79,11 +79,8 @@ def test_an_entry_falsely_marked_in_order_is_rejected_by_its_checksum(spark, nam
 
     # The same rows and checksum, with the mark: positions filled in order no longer match it.
     rewritten_footer(entry, {**footer, IN_ORDER[0]: IN_ORDER[1]}, stored)
-    key_index.clear_cache(IcebergJava(spark))
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-        result = load(spark, table, ["(6, 600, 0)", "(7, 0, 1)"], "k, v, d", index=True)
-    assert any("stored entry rejected" in r.getMessage() for r in caplog.records)
+    result = load_cold(spark, caplog, table, ["(6, 600, 0)", "(7, 0, 1)"], "k, v, d")
+    assert rejected_for(caplog, "checksum mismatch")
     assert not summary_of(spark, table, result.snapshot_id).endswith("built 0")
     assert result.deleted_rows == 1
     got = {k: v for k, v, _ in rows(spark, table)}
@@ -139,6 +136,20 @@ def column_checksum(keys: list, positions: list[int], sequences: list[int | None
     return crc32c(data)
 
 
+def load_cold(spark, caplog, table: str, batch: list[str], columns: str):
+    """:func:`load` with the cached entries forgotten (a new session's first load reads the stored
+    ones), the key index's warnings captured in ``caplog``."""
+    key_index.clear_cache(IcebergJava(spark))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        return load(spark, table, batch, columns, index=True)
+
+
+def rejected_for(caplog, reason: str) -> bool:
+    """Whether a stored entry was rejected for ``reason`` (and so rebuilt, with a warning)."""
+    return any("stored entry rejected" in r.getMessage() and reason in r.getMessage() for r in caplog.records)
+
+
 def rewritten_footer(entry, footer: dict[bytes, bytes], stored=None, **options) -> None:
     """Writes the entry's rows (or ``stored``) again, in Parquet v2 pages as the format reads,
     with ``footer`` and pyarrow's writer ``options``."""
@@ -157,10 +168,7 @@ def test_an_entry_with_only_the_row_checksum_is_read_not_rebuilt(spark, namespac
     footer = dict(pq.read_metadata(entry).metadata)
     del footer[COLUMN_CHECKSUM]  # as an entry written before the column checksum
     rewritten_footer(entry, footer)
-    key_index.clear_cache(IcebergJava(spark))
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-        result = load(spark, table, ["('key-6', 600, 0)", "('key-7', 0, 1)"], "k, v, d", index=True)
+    result = load_cold(spark, caplog, table, ["('key-6', 600, 0)", "('key-7', 0, 1)"], "k, v, d")
     assert not any("key index" in r.getMessage() for r in caplog.records)
     # The stored file probed (the first load's new file had no entry stored: build on load is off).
     assert "read 1" in summary_of(spark, table, result.snapshot_id)
@@ -178,11 +186,8 @@ def test_an_entry_whose_column_checksum_differs_is_rejected_and_rebuilt(spark, n
     # The rows and the row checksum unchanged: only the column checksum says otherwise.
     footer[COLUMN_CHECKSUM] = str((int(footer[COLUMN_CHECKSUM]) + 1) % 2**32).encode()
     rewritten_footer(entry, footer)
-    key_index.clear_cache(IcebergJava(spark))
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-        result = load(spark, table, ["(6, 600, 0)", "(7, 0, 1)"], "k, v, d", index=True)
-    assert any("stored entry rejected" in r.getMessage() and "checksum mismatch" in r.getMessage() for r in caplog.records)
+    result = load_cold(spark, caplog, table, ["(6, 600, 0)", "(7, 0, 1)"], "k, v, d")
+    assert rejected_for(caplog, "checksum mismatch")
     assert "built 1" in summary_of(spark, table, result.snapshot_id)
     got = {k: v for k, v, _ in rows(spark, table)}
     assert got[5] == 500 and got[6] == 600 and 7 not in got and len(got) == 39
@@ -225,11 +230,8 @@ def test_an_entry_with_keys_out_of_order_is_rejected_whatever_its_checksums_say(
     swapped = stored.set_column(0, stored.schema.field("key"), pa.array(keys, pa.binary()))
     footer[COLUMN_CHECKSUM] = str(column_checksum(keys, positions)).encode()
     rewritten_footer(entry, footer, swapped, **WRITERS[writer])
-    key_index.clear_cache(IcebergJava(spark))
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-        result = load(spark, table, ["('key-116', 600, 0)", "('key-117', 0, 1)"], "k, v, d", index=True)
-    assert any("stored entry rejected" in r.getMessage() and "keys out of order" in r.getMessage() for r in caplog.records)
+    result = load_cold(spark, caplog, table, ["('key-116', 600, 0)", "('key-117', 0, 1)"], "k, v, d")
+    assert rejected_for(caplog, "keys out of order")
     assert "built 1" in summary_of(spark, table, result.snapshot_id)
     got = {k: v for k, v, _ in rows(spark, table)}
     assert got["key-105"] == 500 and got["key-116"] == 600 and "key-117" not in got and len(got) == 29
@@ -265,10 +267,7 @@ def test_integer_entries_of_any_delta_width_and_page_layout_read_back_exactly(sp
     rewritten_footer(entry, footer, stored, use_dictionary=False, column_encoding=encodings, data_page_size=256, write_batch_size=16)
     assert pq.ParquetFile(entry).metadata.row_group(0).column(0).total_compressed_size > 256  # several pages
 
-    key_index.clear_cache(IcebergJava(spark))
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-        result = load(spark, table, [f"({keys[0]}, 600, 0, {high})", f"({keys[-1]}, 0, 1, {high})"], "k, v, d, s", index=True)
+    result = load_cold(spark, caplog, table, [f"({keys[0]}, 600, 0, {high})", f"({keys[-1]}, 0, 1, {high})"], "k, v, d, s")
     assert not any("key index" in r.getMessage() for r in caplog.records)
     assert "read 1" in summary_of(spark, table, result.snapshot_id)
     got = {k: v for k, v, _, _ in rows(spark, table)}

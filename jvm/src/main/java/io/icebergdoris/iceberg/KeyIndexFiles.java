@@ -599,56 +599,47 @@ final class KeyIndexFiles {
   static long columnChecksum(KeyIndexEntry entry) {
     CRC32C crc = new CRC32C();
     byte[] block = new byte[1 << 16];
-    ByteBuffer buffer = ByteBuffer.wrap(block); // big-endian
     int size = entry.size();
     if (entry.longs != null) {
-      for (int at = 0; at < size; ) {
-        int count = Math.min(size - at, block.length / 8);
-        buffer.clear();
-        buffer.asLongBuffer().put(entry.longs, at, count);
-        crc.update(block, 0, count * 8);
-        at += count;
-      }
+      feed(crc, block, size, 8, (at, count) -> ByteBuffer.wrap(block).asLongBuffer().put(entry.longs, at, count));
     } else {
       int first = entry.keyOffsets[0];
       crc.update(entry.keyData, first, entry.keyOffsets[size] - first);
-      int at = 0;
-      for (int i = 1; i <= size; i++) {
-        if (at == block.length) {
-          crc.update(block, 0, at);
-          at = 0;
+      feed(crc, block, size, 4, (at, count) -> {
+        for (int i = 0; i < count; i++) {
+          INT_BIG_ENDIAN.set(block, i * 4, entry.keyOffsets[at + i + 1] - first);
         }
-        INT_BIG_ENDIAN.set(block, at, entry.keyOffsets[i] - first);
-        at += 4;
-      }
-      crc.update(block, 0, at);
+      });
     }
-    for (int at = 0; at < size; ) {
-      int count = Math.min(size - at, block.length / 4);
-      buffer.clear();
-      buffer.asIntBuffer().put(entry.positions, at, count);
-      crc.update(block, 0, count * 4);
-      at += count;
-    }
+    feed(crc, block, size, 4, (at, count) -> ByteBuffer.wrap(block).asIntBuffer().put(entry.positions, at, count));
     if (entry.hasSequences()) {
-      for (int at = 0; at < size; ) {
-        int count = Math.min(size - at, block.length);
+      feed(crc, block, size, 1, (at, count) -> {
         for (int i = 0; i < count; i++) {
           block[i] = (byte) (entry.nullSequences[at + i] ? 0 : 1);
         }
-        crc.update(block, 0, count);
-        at += count;
-      }
-      for (int at = 0; at < size; ) {
-        int count = Math.min(size - at, block.length / 8);
+      });
+      feed(crc, block, size, 8, (at, count) -> {
         for (int i = 0; i < count; i++) {
           LONG_BIG_ENDIAN.set(block, i * 8, entry.nullSequences[at + i] ? 0L : entry.sequences[at + i]);
         }
-        crc.update(block, 0, count * 8);
-        at += count;
-      }
+      });
     }
     return crc.getValue();
+  }
+
+  /** Lays out elements [at, at + count) of a column at the start of a block. */
+  private interface BlockFill {
+    void fill(int at, int count);
+  }
+
+  /** Feeds a column of {@code size} elements of {@code width} bytes to {@code crc}, a block at a time. */
+  private static void feed(CRC32C crc, byte[] block, int size, int width, BlockFill column) {
+    for (int at = 0; at < size; ) {
+      int count = Math.min(size - at, block.length / width);
+      column.fill(at, count);
+      crc.update(block, 0, count * width);
+      at += count;
+    }
   }
 
   /**
