@@ -10,16 +10,15 @@ verified by the row checksum and read, not rebuilt."""
 
 from __future__ import annotations
 
-import logging
 import struct
 
 import pyarrow.parquet as pq
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.engine import key_index
-from iceberg_doris.engine.iceberg_java import IcebergJava
-from tests.procedures.test_key_index_keys import cold_index, entry_files, load, rows, summary_of  # noqa: F401 - cold_index is a fixture
+from tests.procedures.test_key_index_keys import (  # noqa: F401 - cold_index is a fixture
+    cold_index, entry_files, load, load_cold, rejected_for, rows, summary_of,
+)
 
 IN_ORDER = (b"doris.key-index.positions", b"in-order")
 ROW_CHECKSUM = b"doris.key-index.crc32c"
@@ -107,9 +106,9 @@ def test_writing_entries_leaves_data_file_writers_their_own_parquet_encoders(spa
     assert shared.newValuesWriter(column).getEncoding().name() == "PLAIN_DICTIONARY"
 
 
-def crc32c(data: bytes, crc: int = 0) -> int:
+def crc32c(data: bytes) -> int:
     """CRC-32C (Castagnoli, reflected), bit by bit: an independent reference for the entries'."""
-    crc ^= 0xFFFFFFFF
+    crc = 0xFFFFFFFF
     for byte in data:
         crc ^= byte
         for _ in range(8):
@@ -134,20 +133,6 @@ def column_checksum(keys: list, positions: list[int], sequences: list[int | None
         data += bytes(0 if s is None else 1 for s in sequences)
         data += b"".join(struct.pack(">q", 0 if s is None else s) for s in sequences)
     return crc32c(data)
-
-
-def load_cold(spark, caplog, table: str, batch: list[str], columns: str):
-    """:func:`load` with the cached entries forgotten (a new session's first load reads the stored
-    ones), the key index's warnings captured in ``caplog``."""
-    key_index.clear_cache(IcebergJava(spark))
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-        return load(spark, table, batch, columns, index=True)
-
-
-def rejected_for(caplog, reason: str) -> bool:
-    """Whether a stored entry was rejected for ``reason`` (and so rebuilt, with a warning)."""
-    return any("stored entry rejected" in r.getMessage() and reason in r.getMessage() for r in caplog.records)
 
 
 def rewritten_footer(entry, footer: dict[bytes, bytes], stored=None, **options) -> None:

@@ -54,6 +54,20 @@ def load(spark, table: str, batch: list[str], columns: str, *, index: bool):
         spark.conf.unset(key_index.ENABLED_CONF)
 
 
+def load_cold(spark, caplog, table: str, batch: list[str], columns: str):
+    """:func:`load` with the cached entries forgotten (a new session's first load reads the stored
+    ones), the key index's warnings captured in ``caplog``."""
+    key_index.clear_cache(IcebergJava(spark))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
+        return load(spark, table, batch, columns, index=True)
+
+
+def rejected_for(caplog, reason: str = "") -> bool:
+    """Whether a stored entry was rejected (for ``reason``, if given), and so rebuilt with a warning."""
+    return any("stored entry rejected" in r.getMessage() and reason in r.getMessage() for r in caplog.records)
+
+
 KINDS = {
     "bigint": ("k BIGINT NOT NULL, v STRING, d INT", "k", "k", ""),
     "varchar": ("k VARCHAR(20) NOT NULL, v STRING, d INT", "k", "k", ""),
@@ -279,12 +293,9 @@ def test_a_corrupt_entry_is_rebuilt_with_a_warning_and_rows_stay_right(spark, na
     original = entry.read_bytes()
     for number, damage in enumerate((_flip_middle, _truncate, _swap_positions)):
         entry.write_bytes(damage(original))
-        key_index.clear_cache(IcebergJava(spark))
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.key_index"):
-            result = load(spark, table, [f"({10 + number}, 70, 0)", f"({100 + number}, 0, 1)"], "k, v, d", index=True)
+        result = load_cold(spark, caplog, table, [f"({10 + number}, 70, 0)", f"({100 + number}, 0, 1)"], "k, v, d")
         assert not summary_of(spark, table, result.snapshot_id).endswith("built 0")
-        assert any("stored entry rejected" in r.getMessage() for r in caplog.records)
+        assert rejected_for(caplog)
         assert result.deleted_rows == 1
     got = dict((k, v) for k, v, _ in rows(spark, table))
     assert got[5] == 50 and [got[k] for k in (10, 11, 12)] == [70, 70, 70] and len(got) == 197
