@@ -30,6 +30,9 @@ Settings (Spark conf, read at each load):
   entries of the data files it commits (one Spark job reading their key columns, on a JVM thread
   started once the files are written, so it overlaps the load's commit), so the next load, in this session or a new one, reads them instead of building them on
   its own latency path; ``false`` leaves them to the first lookup that needs them.
+* ``spark.doris.keyIndex.rowsFromPages`` (default ``true``): loads that merge with stored rows
+  decode the hits' values from the data files' Parquet pages (``HitValues``); ``false`` reads
+  every hit file through Iceberg's readers instead.
 """
 
 from __future__ import annotations

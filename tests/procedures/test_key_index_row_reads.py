@@ -6,8 +6,10 @@ snapshot summary says the index decided."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import random
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -369,3 +371,109 @@ def test_what_the_index_cannot_decide_still_scans_and_says_why(spark, namespace,
     summed = doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 3), (4, 3), (5, 1) AS t(k, n)")[0]
     assert summary_of(spark, table, summed.snapshot_id) == "scan: the probe failed"
     assert rows(spark, table) == [(1, 4), (2, 2), (4, 8), (5, 1)]
+
+
+def files_read_from_pages(spark) -> int:
+    return int(IcebergJava(spark).helpers.KeyIndexRows.filesReadFromPages())
+
+
+def chunk_encodings(spark, table: str) -> set[tuple[str, frozenset[str]]]:
+    """(column, encodings) of every column chunk of the table's data files."""
+    import pyarrow.parquet as pq
+
+    found = set()
+    for (path,) in spark.sql(f"SELECT file_path FROM {table}.data_files").collect():
+        meta = pq.ParquetFile(path.removeprefix("file:")).metadata
+        for group in range(meta.num_row_groups):
+            for column in range(meta.num_columns):
+                chunk = meta.row_group(group).column(column)
+                found.add((chunk.path_in_schema, frozenset(chunk.encodings)))
+    return found
+
+
+def test_stored_rows_are_decoded_from_pages_of_every_type_and_encoding(spark, namespace, cold_index):
+    # The hits' values are decoded from the pages themselves: small pages, dictionaries that
+    # overflow into PLAIN pages mid-chunk (s repeats five values, then every value is new), runs of NULLs, and columns whose type was widened after
+    # their files were written (INT to BIGINT, FLOAT to DOUBLE, a decimal's precision).
+    columns = (
+        "k INT NOT NULL, a INT, g FLOAT, d DATE, p DECIMAL(6, 2), m DECIMAL(12, 2), w DECIMAL(30, 4), t DATETIME, "
+        "f BOOLEAN, x DOUBLE, s STRING, c STRING"
+    )
+    tables = twins(spark, namespace, columns, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    for table in tables:
+        spark.sql(
+            f"ALTER TABLE {table} SET TBLPROPERTIES ('write.parquet.page-row-limit' = '40', 'write.parquet.dict-size-bytes' = '2000')"
+        )
+    values = (
+        "CAST(id AS INT) AS k, IF(id % 3 = 0, NULL, CAST(id * 7 AS INT)) AS a, CAST(id / 4.0 AS FLOAT) AS g, "
+        "date_add(DATE'2024-01-01', CAST(id % 400 AS INT)) AS d, CAST(id / 9 AS DECIMAL(6, 2)) AS p, "
+        "IF(id BETWEEN 200 AND 420, NULL, CAST(id / 7 AS DECIMAL(12, 2))) AS m, "
+        "CAST(id * -1000000000000 + 0.25 AS DECIMAL(30, 4)) AS w, "
+        "CAST(TIMESTAMP_NTZ'2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, id) AS TIMESTAMP_NTZ) AS t, "
+        "IF(id % 5 = 0, NULL, id % 2 = 0) AS f, id / 3.0 AS x, "
+        "IF(id % 11 = 0, NULL, IF(id < 1200, concat('s', id % 5), concat('s', id))) AS s, "
+        "concat('c', id % 4) AS c"
+    )
+    load_both(spark, tables, f"SELECT {values} FROM range(0, 3000)")
+    encodings = chunk_encodings(spark, tables[0])
+    assert ("s", frozenset({"PLAIN_DICTIONARY", "PLAIN", "RLE", "BIT_PACKED"})) in encodings, encodings  # overflowed into PLAIN
+    assert ("c", frozenset({"PLAIN_DICTIONARY", "RLE", "BIT_PACKED"})) in encodings, encodings  # dictionary pages only
+    for table in tables:
+        spark.sql(f"ALTER TABLE {table} ALTER COLUMN a TYPE BIGINT")
+        spark.sql(f"ALTER TABLE {table} ALTER COLUMN g TYPE DOUBLE")
+        spark.sql(f"ALTER TABLE {table} ALTER COLUMN p TYPE DECIMAL(9, 2)")
+    generator = random.Random(17)
+    before = files_read_from_pages(spark)
+    for number in range(3):
+        keys = sorted(set(generator.sample(range(3000), 150)) | {0, 2999, 3000 + number})  # the first, the last, a new one
+        batch, columns = [(k, f"u{number}-{k}") for k in keys], "k, c"
+        load_both(spark, tables, query_of(batch, columns), columns=columns, partial_columns=True)
+    assert files_read_from_pages(spark) - before >= 3 * 2  # every hit file of every load, two buckets
+    stored = {row[0]: row for row in rows(spark, tables[0])}
+    assert stored[2999][1:6] == (20993, 749.75, dt.date(2024, 7, 18), Decimal("333.22"), Decimal("428.43"))
+
+
+@pytest.mark.parametrize("layout", ["v2 pages", "delta encodings"])
+def test_stored_rows_of_files_another_writer_made_are_read_by_position(spark, namespace, cold_index, tmp_path, layout):
+    # Files written by pyarrow with field ids, added with add_files: v2 data pages (dictionary and
+    # PLAIN, zstd) are decoded from their pages; DELTA encodings are not, and go through Iceberg's
+    # row reader (its vectorized one lacks DELTA_BYTE_ARRAY, so such tables turn vectorized reads
+    # off, as the README says). Either way the rows are those the scan gives.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([
+        pa.field(name, kind, nullable=name != "k", metadata={"PARQUET:field_id": str(i + 1)})
+        for i, (name, kind) in enumerate([("k", pa.int64()), ("a", pa.int64()), ("s", pa.string()), ("x", pa.float64())])
+    ])
+    ids = list(range(2000))
+    data = pa.table({
+        "k": ids, "a": [None if i % 4 == 0 else i * 3 for i in ids], "s": [None if i % 6 == 0 else f"s{i % 50}" for i in ids],
+        "x": [i / 8 for i in ids],
+    }, schema=schema)
+    source = tmp_path / "written"
+    source.mkdir()
+    options = {"data_page_version": "2.0", "data_page_size": 512, "row_group_size": 700, "compression": "zstd"}
+    if layout == "v2 pages":
+        options |= {"use_dictionary": ["s"]}
+    else:
+        options |= {"use_dictionary": False, "column_encoding": {"a": "DELTA_BINARY_PACKED", "s": "DELTA_BYTE_ARRAY"}}
+    pq.write_table(data, source / "part-0.parquet", **options)
+    tables = []
+    catalog = spark.conf.get("spark.sql.defaultCatalog")
+    for name in ("indexed", "scanned"):
+        table = f"{namespace}.{name}"
+        spark.sql(
+            f"CREATE TABLE {table} (k BIGINT NOT NULL, a BIGINT, s STRING, x DOUBLE) USING iceberg TBLPROPERTIES "
+            "('format-version'='3', 'doris.keys-model'='UNIQUE', 'doris.key-columns'='k', 'doris.merge-on-write'='true')"
+        )
+        if layout == "delta encodings":
+            spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('read.parquet.vectorization.enabled' = 'false')")
+        spark.sql(f"CALL {catalog}.system.add_files(table => '{table}', source_table => '`parquet`.`{source}`')").collect()
+        tables.append(table)
+    before = files_read_from_pages(spark)
+    keys = sorted(set(random.Random(6).sample(range(2000), 120)) | {0, 1999, 2500})
+    load_both(spark, tuple(tables), query_of([(k, -k) for k in keys], "k, x"), columns="k, x", partial_columns=True)
+    assert files_read_from_pages(spark) - before == (1 if layout == "v2 pages" else 0)
+    stored = {row[0]: row for row in rows(spark, tables[0])}
+    assert stored[1999] == (1999, 5997, "s49", -1999.0) and stored[0] == (0, None, None, 0.0) and stored[2500] == (2500, None, None, -2500.0)

@@ -353,29 +353,6 @@ final class KeyIndexFiles {
     }
   }
 
-  /** A page's bytes as an array and a range in it (the buffer's own array when it has one). */
-  private static final class PageBytes {
-    final byte[] bytes;
-    final int from;
-    final int limit;
-
-    private PageBytes(byte[] bytes, int from, int limit) {
-      this.bytes = bytes;
-      this.from = from;
-      this.limit = limit;
-    }
-
-    static PageBytes of(ByteBuffer buffer) {
-      if (buffer.hasArray()) {
-        int from = buffer.arrayOffset() + buffer.position();
-        return new PageBytes(buffer.array(), from, from + buffer.remaining());
-      }
-      byte[] copy = new byte[buffer.remaining()];
-      buffer.duplicate().get(copy);
-      return new PageBytes(copy, 0, copy.length);
-    }
-  }
-
   /** Where one column's values go: the entry's arrays. */
   private abstract static class Column {
     abstract void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) throws IOException;

@@ -121,8 +121,9 @@ public final class KeyIndexRows {
     long count;
     try {
       int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
+      boolean fromPages = !"false".equalsIgnoreCase(spark.conf().get(FROM_PAGES_CONF, "true").trim()); // as the other keyIndex switches
       rows = context.parallelize(files, slices)
-          .flatMap(new RowsOfFile(serializable, projection))
+          .flatMap(new RowsOfFile(serializable, projection, fromPages))
           .persist(StorageLevel.MEMORY_AND_DISK());
       count = rows.count();
     } catch (RuntimeException e) {
@@ -133,25 +134,52 @@ public final class KeyIndexRows {
     return new Read(frame, rows, serializable, count);
   }
 
+  /**
+   * Spark conf: {@code false} reads every hit file with Iceberg's readers instead of decoding the
+   * hits' values from its pages ({@link HitValues}); a way out should a file's pages be read wrongly.
+   */
+  static final String FROM_PAGES_CONF = "spark.doris.keyIndex.rowsFromPages";
+
+  /** Hit files this JVM's tasks decoded from their pages so far (local mode: the whole session's). */
+  public static long filesReadFromPages() {
+    return HitValues.FILES_DECODED.get();
+  }
+
   private static final class RowsOfFile implements FlatMapFunction<FileRows, InternalRow> {
     private static final long serialVersionUID = 1L;
     private final Broadcast<Table> table;
     private final Schema projection;
+    private final boolean fromPages;
 
-    RowsOfFile(Broadcast<Table> table, Schema projection) {
+    RowsOfFile(Broadcast<Table> table, Schema projection, boolean fromPages) {
       this.table = table;
       this.projection = projection;
+      this.fromPages = fromPages;
     }
 
     @Override
     public Iterator<InternalRow> call(FileRows file) {
-      return readAt(table.value(), projection, file).iterator();
+      return readAt(table.value(), projection, file, fromPages).iterator();
     }
   }
 
-  /** The rows of {@code file} at its positions: the projected values, then location and position. */
-  static List<InternalRow> readAt(Table table, Schema projection, FileRows file) {
+  /**
+   * The rows of {@code file} at its positions: the projected values, then location and position;
+   * decoded from the pages ({@link HitValues}) when {@code fromPages} and the file allows it, else
+   * through Iceberg's readers.
+   */
+  static List<InternalRow> readAt(Table table, Schema projection, FileRows file, boolean fromPages) {
     InputFile input = table.io().newInputFile(file.location);
+    if (fromPages) {
+      try {
+        List<InternalRow> rows = HitValues.read(input, projection, file.location, file.positions);
+        if (rows != null) {
+          return rows;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     List<BlockMetaData> groups;
     try (ParquetFileReader footer = ParquetFileReader.open(new KeyIndexFiles.ParquetInput(input))) {
       groups = footer.getFooter().getBlocks();
@@ -195,10 +223,20 @@ public final class KeyIndexRows {
       BlockMetaData last = groups.get(g - 1);
       long end = last.getStartingPos() + last.getCompressedSize();
       int at = KeyIndex.lowerBound(positions, 0, positions.length, runStart);
-      long position =
-          vectorized
-              ? readBatches(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result)
-              : readRows(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result);
+      long position = -1;
+      if (vectorized) {
+        int read = result.size();
+        try {
+          position = readBatches(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result);
+        } catch (UnsupportedOperationException e) {
+          // An encoding the vectorized reader lacks (DELTA_BYTE_ARRAY strings): the row reader has it.
+          result.subList(read, result.size()).clear();
+          vectorized = false;
+        }
+      }
+      if (!vectorized) {
+        position = readRows(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result);
+      }
       if (position - runStart != runRows) {
         // The split did not select exactly these row groups: positions would be wrong.
         throw new IllegalStateException("read " + (position - runStart) + " rows of row groups " + first + ".." + (g - 1)

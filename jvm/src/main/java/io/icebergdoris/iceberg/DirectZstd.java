@@ -1,0 +1,61 @@
+package io.icebergdoris.iceberg;
+
+import com.github.luben.zstd.Zstd;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
+import org.apache.iceberg.shaded.org.apache.parquet.bytes.BytesInput;
+import org.apache.iceberg.shaded.org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * Parquet read options whose ZSTD pages are decompressed in one call into an array (zstd-jni,
+ * which Spark ships), other codecs as Parquet does. Parquet's own ZSTD codec streams each page
+ * through Hadoop's decompressor stream and its buffers: on the 5M-row files of a 10M-row table,
+ * a quarter of the time taken to decompress a hit read's columns.
+ */
+final class DirectZstd implements CompressionCodecFactory {
+  private final CompressionCodecFactory others = ParquetReadOptions.builder().build().getCodecFactory();
+
+  static ParquetReadOptions options() {
+    return ParquetReadOptions.builder().withCodecFactory(new DirectZstd()).build();
+  }
+
+  @Override
+  public BytesInputDecompressor getDecompressor(CompressionCodecName codec) {
+    if (codec != CompressionCodecName.ZSTD) {
+      return others.getDecompressor(codec);
+    }
+    return new BytesInputDecompressor() {
+      @Override
+      public BytesInput decompress(BytesInput compressed, int size) throws IOException {
+        PageBytes source = PageBytes.of(compressed.toByteBuffer());
+        byte[] target = new byte[size];
+        long written = Zstd.decompressByteArray(target, 0, size, source.bytes, source.from, source.limit - source.from);
+        if (Zstd.isError(written) || written != size) {
+          throw new IOException("a ZSTD page decompressed to " + (Zstd.isError(written) ? Zstd.getErrorName(written) : written + " bytes")
+              + ", not the " + size + " its header says");
+        }
+        return BytesInput.from(target);
+      }
+
+      @Override
+      public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output, int decompressedSize) throws IOException {
+        others.getDecompressor(codec).decompress(input, compressedSize, output, decompressedSize);
+      }
+
+      @Override
+      public void release() {}
+    };
+  }
+
+  @Override
+  public BytesInputCompressor getCompressor(CompressionCodecName codec) {
+    return others.getCompressor(codec);
+  }
+
+  @Override
+  public void release() {
+    others.release();
+  }
+}
