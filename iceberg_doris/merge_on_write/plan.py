@@ -98,14 +98,18 @@ def live_columns_needed(shape: KeyedLoadShape) -> list[str]:
     """The stored values a load reads besides keys, file and position: a full-row upsert reads
     none (only the key columns are scanned); aggregate and partial loads merge with the stored
     row; a delete's tombstone fills NOT NULL columns from it; an unsupplied sequence column keeps
-    the stored value."""
+    the stored value. An aggregate table's REPLACE column takes the batch's value whatever is
+    stored (:func:`_merge_aggregate`), so it is not read, unless a ``replace_version_column``
+    decides between the two."""
     model = shape.model
+    versioned = bool(model.property("replace_version_column"))
     needed: set[str] = set()
     for column in model.columns:
         if column.is_key:
             continue
         if model.keys_model is KeysModel.AGGREGATE:
-            needed.add(column.name)
+            if versioned or (column.aggregation or "REPLACE") != "REPLACE":
+                needed.add(column.name)
         elif shape.partial and column.name not in shape.supplied:
             needed.add(column.name)
         elif shape.sequence_column and not column.nullable:
