@@ -48,8 +48,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * FileIO with the table's current schema, matched by Iceberg field id (files written before a
  * rename hold old names; a column added since reads as NULL or its initial default, as a scan
  * gives it), reads only the row groups that hold a hit position, and keeps the rows at the hit
- * positions. The rows stay on the executors (persisted until {@link Read#release}); the read runs
- * when it is made, so a failure shows there and the load can scan instead.
+ * positions. The values are decoded from the file's pages ({@link HitValues}) when its columns
+ * and encodings allow, else read through Iceberg's vectorized or row reader. The rows stay on the
+ * executors (persisted until {@link Read#release}); the read runs when it is made, so a failure
+ * shows there and the load can scan instead.
  */
 public final class KeyIndexRows {
   private KeyIndexRows() {}
