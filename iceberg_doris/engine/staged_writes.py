@@ -24,10 +24,15 @@ from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 STAGE_OPTION = "rewritten-file-scan-task-set-id"
 DISTRIBUTION_OPTION = "distribution-mode"  # Iceberg's per-write override of write.distribution-mode
+TABLE_ORDERING_OPTION = "use-table-distribution-and-ordering"  # false: Iceberg adds no sort of its own
+FANOUT_OPTION = "fanout-enabled"  # a task keeps a file open per partition: rows need not be grouped by it
+FANOUT_MAX_BYTES_CONF = "spark.doris.load.fanoutMaxBytes"
+DEFAULT_FANOUT_MAX_BYTES = 1024 * 1024 * 1024
+DEFAULT_ROW_GROUP_BYTES = 128 * 1024 * 1024  # Iceberg's write.parquet.row-group-size-bytes
 LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 SMALL_WRITE_MAX_BYTES_CONF = "spark.doris.load.smallWriteMaxBytes"
 DEFAULT_SMALL_WRITE_MAX_BYTES = 16 * 1024 * 1024
@@ -72,6 +77,8 @@ def stage_data_files(
       (:func:`unshuffled_writers`). A bucket then gets one file per writing task, the files' key
       ranges overlapping as the segments of one Doris load do. 3M fresh rows into a
       ``bucket(4, k)`` table: 5.62 s against 7.09 s range-distributed (``INSERT INTO`` 5.58 s).
+      Each task sorts its rows by the table's sort order alone and a fanout writer keeps a file
+      open per bucket (:func:`sorted_for_fanout`), unless the open files would not fit.
     - Otherwise the rows are range-distributed by the sort order, as plain ``INSERT INTO`` a
       sorted Iceberg table does, and one partition's files hold disjoint ranges of it
       (hash-distributing them by partition collides: 3 of a ``bucket(4, k)`` table's 4 buckets
@@ -82,8 +89,12 @@ def stage_data_files(
         table = iceberg.load_table(name)
     one_task = small_in_one_task and small_write(frame, rows_at_most_of)
     writers = None if one_task or disjoint_files else unshuffled_writers_for(frame, table, cached_meanwhile)
+    fanout = False
     if writers is not None:
         frame = frame.coalesce(writers)
+        by_sort_order = sorted_for_fanout(frame, table)
+        if by_sort_order is not None:
+            frame, fanout = by_sort_order, True
     if one_task:
         # Rows that are only read (a load's cached rows, joined with broadcast stored rows) are
         # read by the writing task itself; rows a shuffled join or an aggregate makes are made in
@@ -100,6 +111,8 @@ def stage_data_files(
         writer = frame.write.format("iceberg").option(STAGE_OPTION, file_set_id)
         if one_task or writers is not None:
             writer = writer.option(DISTRIBUTION_OPTION, "none")
+        if fanout:
+            writer = writer.option(TABLE_ORDERING_OPTION, "false").option(FANOUT_OPTION, "true")
         writer.mode("append").save(name.sql)
     finally:
         files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
@@ -118,6 +131,65 @@ def discard_staged_files(table: JavaObject, files: list[JavaObject]) -> None:
             io.deleteFile(location)
         except Py4JError as error:
             log.warning("could not delete the unpublished data file %s (%s); doris.cleanup removes it", location, error)
+
+
+def sorted_for_fanout(frame: "DataFrame", table: JavaObject) -> "DataFrame | None":
+    """``frame``'s tasks each sorted by the table's sort order alone, to be written by a fanout
+    writer (a file open per bucket), or None to let Iceberg sort them itself.
+
+    Iceberg sorts a task's rows by its partition first (``bucket(4, k), k``): with a few buckets
+    nearly every comparison ties on the bucket, so Spark's sort compares whole rows (and computes
+    the bucket hash again) instead of radix-sorting a key prefix. 10M fresh rows into a
+    ``bucket(4, k)`` DUPLICATE KEY table, interleaved: 16.4 s that way, 10.2 s sorted by ``k``
+    and written through a fanout writer (``INSERT INTO`` unsorted 12.4 s). Each open file buffers
+    up to a Parquet row group, so a task's open files must fit ``spark.doris.load.fanoutMaxBytes``
+    (default 1 GiB: eight buckets of Iceberg's 128 MiB row groups); a sort field with a transform
+    other than identity also leaves the sort to Iceberg."""
+    buckets = bucket_partitions(table)
+    if buckets is None:
+        return None
+    budget = spark_settings.whole_number(frame.sparkSession, FANOUT_MAX_BYTES_CONF, DEFAULT_FANOUT_MAX_BYTES, "bytes")
+    if not fanout_fits(buckets, row_group_bytes(table), budget):
+        return None
+    order = sort_columns(table)
+    if order is None:
+        return None
+    return frame.sortWithinPartitions(*order) if order else frame
+
+
+def fanout_fits(buckets: int, row_group: int, budget: int) -> bool:
+    """Whether a task writing a file per bucket, each buffering up to one row group, fits ``budget``."""
+    return budget > 0 and buckets * row_group <= budget
+
+
+def row_group_bytes(table: JavaObject) -> int:
+    """The table's Parquet row group size (what one open file may buffer)."""
+    text = table.properties().get("write.parquet.row-group-size-bytes")
+    try:
+        return int(text) if text is not None else DEFAULT_ROW_GROUP_BYTES
+    except ValueError:
+        return DEFAULT_ROW_GROUP_BYTES
+
+
+def sort_columns(table: JavaObject) -> "list[Column] | None":
+    """The table's sort order as Spark sort columns (empty when unsorted), or None when a field
+    is not a top-level column in identity order (left to Iceberg's own sort)."""
+    from pyspark.sql import functions as F
+
+    struct = table.schema().asStruct()
+    columns = []
+    for field in table.sortOrder().fields():
+        column = struct.field(field.sourceId())  # top-level columns only
+        if column is None or not field.transform().isIdentity():
+            return None
+        spark_column = F.col("`" + str(column.name()).replace("`", "``") + "`")
+        ascending = str(field.direction().name()) == "ASC"
+        nulls_first = str(field.nullOrder().name()) == "NULLS_FIRST"
+        if ascending:
+            columns.append(spark_column.asc_nulls_first() if nulls_first else spark_column.asc_nulls_last())
+        else:
+            columns.append(spark_column.desc_nulls_first() if nulls_first else spark_column.desc_nulls_last())
+    return columns
 
 
 def unshuffled_writers_for(frame: "DataFrame", table: JavaObject, cached_meanwhile: bool = False) -> int | None:

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.engine.staged_writes import unshuffled_writers
+from iceberg_doris.engine.staged_writes import fanout_fits, unshuffled_writers
 from tests.concurrency import readers_agree, unique_table
 from tests.operations.test_fresh_bulk_loads import phases, phases_of  # noqa: F401 (a fixture)
 from tests.procedures.test_key_index_keys import entry_files
@@ -32,6 +32,20 @@ from tests.support.spark_conf import session_settings
 )
 def test_unshuffled_writers_decision(buckets, read_tasks, cores, shuffle, writers):
     assert unshuffled_writers(buckets, read_tasks, cores, shuffle) == writers
+
+
+@pytest.mark.parametrize(
+    "buckets, row_group, budget, fits",
+    [
+        (4, 128 << 20, 1 << 30, True),  # Iceberg's default row groups: eight buckets fit the default budget
+        (8, 128 << 20, 1 << 30, True),
+        (9, 128 << 20, 1 << 30, False),
+        (64, 8 << 20, 1 << 30, True),  # smaller row groups: more buckets
+        (1, 128 << 20, 0, False),  # turned off
+    ],
+)
+def test_fanout_writes_only_when_a_task_s_open_files_fit(buckets, row_group, budget, fits):
+    assert fanout_fits(buckets, row_group, budget) == fits
 
 
 @pytest.fixture
@@ -73,8 +87,28 @@ def cores(spark) -> int:
     return count
 
 
+def last_write_sort(spark) -> str:
+    """The sort keys of the most recent Spark write's plan (its Sort operator's arguments)."""
+    executions = spark._jsparkSession.sharedState().statusStore().executionsList()
+    for i in reversed(range(executions.size())):
+        plan = str(executions.apply(i).physicalPlanDescription())
+        if "AppendData" in plan:
+            sorts = [line for line in plan.splitlines() if line.startswith("Arguments: [") and " ASC " in line]
+            return sorts[0] if sorts else ""
+    raise AssertionError("no write in the status store")
+
+
+def buckets_of_keys(spark, path: str, buckets: int, column: str = "k") -> set:
+    """Iceberg's bucket of every key in a data file, by Iceberg's own bucket function."""
+    catalog = spark.conf.get("spark.sql.defaultCatalog")
+    return {r[0] for r in spark.sql(f"SELECT DISTINCT {catalog}.system.bucket({buckets}, {column}) FROM parquet.`{path}`").collect()}
+
+
 @pytest.mark.spark
-def test_a_duplicate_key_load_writes_one_sorted_file_per_core_and_bucket(spark, namespace, py_catalog, large_writes, tmp_path):
+@pytest.mark.parametrize("fanout", [True, False], ids=["sorted by key, fanout", "sorted by Iceberg"])
+def test_a_duplicate_key_load_writes_one_sorted_file_per_core_and_bucket(spark, namespace, py_catalog, large_writes, tmp_path, fanout):
+    # Each task sorts its rows by the key alone and a fanout writer puts them in a file per
+    # bucket; with open files over spark.doris.load.fanoutMaxBytes, Iceberg sorts by (bucket, key).
     writers = cores(spark)
     table = f"{namespace}.dup"
     doris.create_table(
@@ -83,7 +117,10 @@ def test_a_duplicate_key_load_writes_one_sorted_file_per_core_and_bucket(spark, 
     # Keys in no order, read by twice as many tasks as there are cores.
     query = "SELECT CAST((id * 7919) % 5003 AS INT) AS k, CAST(id AS STRING) AS v FROM range(5000)"
     source = parquet_source(spark, tmp_path, query, 2 * writers)
-    assert doris.load(spark, table=table, source=source)[0].loaded_rows == 5000
+    with session_settings(spark, {} if fanout else {"spark.doris.load.fanoutMaxBytes": "0"}):
+        assert doris.load(spark, table=table, source=source)[0].loaded_rows == 5000
+    sorted_by = last_write_sort(spark)
+    assert ("BucketFunction" not in sorted_by) == fanout and "k#" in sorted_by, sorted_by
     buckets = files_by_bucket(spark, table)
     assert sorted(buckets) == [0, 1]
     for files in buckets.values():
@@ -91,8 +128,34 @@ def test_a_duplicate_key_load_writes_one_sorted_file_per_core_and_bucket(spark, 
         assert all(keys == sorted(keys) for keys in files)
         lows, highs = [f[0] for f in files], [f[-1] for f in files]
         assert max(lows) < min(highs)  # the files' key ranges overlap: nothing was range-distributed
+    for row in spark.sql(f"SELECT file_path, partition FROM {table}.data_files").collect():
+        assert buckets_of_keys(spark, row.file_path, 2) == {row.partition[0]}  # every row in its bucket's file
     rows = readers_agree(spark, py_catalog, table)
     assert sorted(rows) == sorted(((i * 7919) % 5003, str(i)) for i in range(5000))
+
+
+@pytest.mark.spark
+def test_a_composite_key_with_nulls_is_sorted_by_every_key_column_in_each_file(spark, namespace, py_catalog, large_writes, tmp_path):
+    writers = cores(spark)
+    table = f"{namespace}.dup2"
+    doris.create_table(
+        spark,
+        ddl=f"CREATE TABLE {table} (a INT, b VARCHAR(20), v BIGINT) DUPLICATE KEY(a, b) DISTRIBUTED BY HASH(a) BUCKETS 3",
+    )
+    query = (
+        "SELECT IF(id % 13 = 0, NULL, CAST(id % 97 AS INT)) AS a, IF(id % 11 = 0, NULL, concat('b', (id * 31) % 50)) AS b, "
+        "id AS v FROM range(6000)"
+    )
+    assert doris.load(spark, table=table, source=parquet_source(spark, tmp_path, query, 2 * writers))[0].loaded_rows == 6000
+    assert "BucketFunction" not in last_write_sort(spark)
+    order = lambda row: [(0, 0) if value is None else (1, value) for value in row]  # noqa: E731 - ascending, NULLs first
+    for row in spark.sql(f"SELECT file_path FROM {table}.data_files").collect():
+        keys = pq.read_table(row.file_path.removeprefix("file:"), columns=["a", "b"]).to_pylist()
+        pairs = [(r["a"], r["b"]) for r in keys]
+        assert pairs == sorted(pairs, key=order)
+    expected = spark.sql(query).selectExpr("sum(v)", "count(a)", "count(b)").collect()[0]
+    assert spark.table(table).selectExpr("sum(v)", "count(a)", "count(b)").collect()[0] == expected
+    assert py_catalog.load_table(table).scan().to_arrow().num_rows == 6000
 
 
 @pytest.mark.spark
