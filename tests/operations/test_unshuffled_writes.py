@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.engine.staged_writes import fanout_fits, unshuffled_writers
+from iceberg_doris.engine.staged_writes import DEFAULT_FANOUT_MAX_BYTES, fanout_fits, unshuffled_writers
 from tests.concurrency import readers_agree, unique_table
 from tests.operations.test_fresh_bulk_loads import phases, phases_of  # noqa: F401 (a fixture)
 from tests.procedures.test_key_index_keys import entry_files
@@ -37,10 +37,10 @@ def test_unshuffled_writers_decision(buckets, read_tasks, cores, shuffle, writer
 @pytest.mark.parametrize(
     "buckets, row_group, budget, fits",
     [
-        (4, 128 << 20, 1 << 30, True),  # Iceberg's default row groups: eight buckets fit the default budget
-        (8, 128 << 20, 1 << 30, True),
-        (9, 128 << 20, 1 << 30, False),
-        (64, 8 << 20, 1 << 30, True),  # smaller row groups: more buckets
+        (4, 128 << 20, DEFAULT_FANOUT_MAX_BYTES, True),  # Iceberg's default row groups: four buckets fit the default
+        (5, 128 << 20, DEFAULT_FANOUT_MAX_BYTES, False),
+        (8, 128 << 20, 1 << 30, True),  # a larger budget: more buckets
+        (32, 16 << 20, DEFAULT_FANOUT_MAX_BYTES, True),  # smaller row groups: more buckets
         (1, 128 << 20, 0, False),  # turned off
     ],
 )
