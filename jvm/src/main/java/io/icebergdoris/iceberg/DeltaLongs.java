@@ -81,19 +81,24 @@ final class DeltaLongs {
     long mask = width == 64 ? -1L : (1L << width) - 1;
     long bit = 0;
     for (int i = 0; i < values; i++, bit += width) {
-      int at = base + (int) (bit >>> 3);
-      int shift = (int) (bit & 7);
-      long delta;
-      if (width <= 56 && at + 8 <= bytes.length) {
-        // Bits past the miniblock fall outside the mask.
-        delta = ((long) LONG_LITTLE_ENDIAN.get(bytes, at) >>> shift) & mask;
-      } else {
-        delta = slowBits(bytes, at, limit, shift, width) & mask;
-      }
+      long delta = bits(bytes, base + (int) (bit >>> 3), limit, (int) (bit & 7), width) & mask;
       value += smallest + delta;
       into[next + i] = value;
     }
     return value;
+  }
+
+  /**
+   * The bits from bit {@code shift} of {@code bytes[at]} on, least significant first, as Parquet
+   * packs them; at least {@code width} of them are right (the caller masks), none read from
+   * {@code limit} on. Shared by the hybrid decoder ({@link Hybrid}).
+   */
+  static long bits(byte[] bytes, int at, int limit, int shift, int width) {
+    if (width <= 56 && at + 8 <= bytes.length) {
+      // Bits past the run fall outside the caller's mask.
+      return (long) LONG_LITTLE_ENDIAN.get(bytes, at) >>> shift;
+    }
+    return slowBits(bytes, at, limit, shift, width);
   }
 
   /** The {@code width} bits from bit {@code shift} of {@code bytes[at]} on, byte by byte (the last bytes, or wide deltas). */

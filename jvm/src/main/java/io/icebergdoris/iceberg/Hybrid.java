@@ -73,12 +73,7 @@ final class Hybrid {
         }
         for (int i = 0; i < needed; i++) {
           long bit = (long) i * bitWidth;
-          int byteAt = at + (int) (bit >>> 3);
-          long word = 0;
-          for (int k = 0; k < 5 && byteAt + k < limit; k++) {
-            word |= (long) (bytes[byteAt + k] & 0xFF) << (8 * k);
-          }
-          out[n + i] = (int) ((word >>> (bit & 7)) & mask);
+          out[n + i] = (int) (DeltaLongs.bits(bytes, at + (int) (bit >>> 3), limit, (int) (bit & 7), bitWidth) & mask);
         }
         n += needed;
         at = (int) Math.min(limit, at + groupBytes);
