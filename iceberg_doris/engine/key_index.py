@@ -236,13 +236,17 @@ class StoredRows:
 
 
 def probe(
-    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys
+    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys,
+    *, for_reading: bool = False,
 ) -> IndexHits:
     """Probes ``keys`` into the index entries of the data files of ``plan`` (a LiveFiles); the
-    positions found are live in the planned snapshot (its delete files applied on the executors)."""
+    positions found are live in the planned snapshot (its delete files applied on the executors).
+    ``for_reading``: the hits will be read by position (:meth:`IndexHits.read_live_rows`), so the
+    probe keeps the batch key each one matched and the read takes the key columns from it."""
     spark = iceberg.spark
     lookup = iceberg.helpers.KeyIndex.lookup(
-        spark._jsparkSession, table, plan, _joined(key_columns), sequence_column or "", keys.java, max_rows(spark), persist(spark)
+        spark._jsparkSession, table, plan, _joined(key_columns), sequence_column or "", keys.java, max_rows(spark), persist(spark),
+        for_reading,
     )
     locations = split_locations(str(lookup.locationsWithHits()))
     bitmaps = _bitmaps(bytes(lookup.positionsOfHits()), 2 * len(locations))
@@ -258,7 +262,8 @@ def probe(
 
 
 def probe_or_none(
-    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys
+    iceberg: IcebergJava, table: JavaObject, plan: JavaObject, key_columns: list[str], sequence_column: str | None, keys: BatchKeys,
+    *, for_reading: bool = False,
 ) -> IndexHits | None:
     """:func:`probe`, or None when the probe fails in the JVM: the index is an accelerator, so the
     caller looks its keys up another way."""
@@ -267,7 +272,7 @@ def probe_or_none(
     from iceberg_doris.engine.iceberg_java import java_message
 
     try:
-        return probe(iceberg, table, plan, key_columns, sequence_column, keys)
+        return probe(iceberg, table, plan, key_columns, sequence_column, keys, for_reading=for_reading)
     except Py4JJavaError as error:
         log.warning("key index lookup failed (%s); scanning the keys instead", java_message(error))
         return None

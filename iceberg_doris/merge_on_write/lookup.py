@@ -439,7 +439,9 @@ def lookup_with_index(
     if planned is None or planned.hasEqualityDeletes():
         log.info("key index: the planned files have equality deletes; scanning the keys instead")
         return "equality deletes"
-    hits = key_index.probe_or_none(iceberg, table, planned, list(shape.keys), shape.sequence_column, indexed.java)
+    hits = key_index.probe_or_none(
+        iceberg, table, planned, list(shape.keys), shape.sequence_column, indexed.java, for_reading=merges_stored_rows(shape)
+    )
     if hits is None:
         return "the probe failed"
     if hits.unindexable:

@@ -18,7 +18,9 @@ from iceberg_doris import doris
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.errors import LoadError
-from tests.procedures.test_key_index_keys import cold_index, entry_files, rows  # noqa: F401 - cold_index is a fixture
+from tests.procedures.test_key_index_keys import (  # noqa: F401 - cold_index is a fixture
+    cold_index, entry_files, key_literal, rows, string_literal,
+)
 from tests.procedures.test_keyed_loads import readers_agree
 from tests.support.spark_jobs import shuffled_rows
 
@@ -104,6 +106,67 @@ def test_aggregate_loads_read_stored_rows_by_position(spark, namespace, cold_ind
     delete_kind = spark.sql(f"SELECT DISTINCT content, file_format FROM {tables[0]}.delete_files").collect()
     assert [tuple(r) for r in delete_kind] == ([(1, "PUFFIN")] if format_version == "3" else [(1, "PARQUET")])
     assert len(rows(spark, tables[0])) > 30
+
+
+# Key columns of every kind the key codec encodes, for aggregate tables: the stored rows read by
+# position take their key columns from the batch keys the probe matched (decoded from their
+# encoding), not from the data file.
+AGGREGATE_KEY_KINDS = {
+    "bigint": ("k BIGINT NOT NULL", "k"),
+    "tinyint": ("k TINYINT NOT NULL", "k"),
+    "date": ("dt DATE NOT NULL", "dt"),
+    "varchar": ("k VARCHAR(20) NOT NULL", "k"),
+    "date_bigint": ("dt DATE NOT NULL, k BIGINT NOT NULL", "dt, k"),
+    "largeint_varchar": ("k LARGEINT NOT NULL, w VARCHAR(20) NOT NULL", "k, w"),
+    "datetime_decimal_boolean": ("t DATETIME NOT NULL, m DECIMAL(10, 2) NOT NULL, b BOOLEAN NOT NULL", "t, m, b"),
+}
+
+
+def aggregate_key_literal(kind: str, key: int) -> str:
+    if kind == "date":
+        return f"DATE_ADD(DATE'2024-01-01', {key * 37 - 700})"
+    return key_literal({"tinyint": "tinyint_sequence"}.get(kind, kind), key)
+
+
+def files_with_keys_from_probe(spark) -> int:
+    return int(IcebergJava(spark).helpers.KeyIndexRows.filesWithKeysFromProbe())
+
+
+@pytest.mark.parametrize("kind", sorted(AGGREGATE_KEY_KINDS))
+def test_aggregate_loads_take_stored_keys_from_the_probe_for_every_key_kind(spark, namespace, cold_index, kind):
+    key_ddl, keys = AGGREGATE_KEY_KINDS[kind]
+    tables = twins(
+        spark, namespace, f"{key_ddl}, n BIGINT SUM, last STRING REPLACE",
+        f"AGGREGATE KEY({keys}) DISTRIBUTED BY HASH({keys.split(',')[0]}) BUCKETS 2",
+    )
+    generator = random.Random(29)
+    before = files_with_keys_from_probe(spark)
+    for number in range(4):
+        chosen = generator.choices(range(40), k=25)  # keys repeat within a batch, and across batches
+        values = [
+            f"({aggregate_key_literal(kind, key)}, "
+            f"{'CAST(NULL AS BIGINT)' if generator.random() < 0.1 else generator.randrange(-50, 50)}, 'r{number}-{key}')"
+            for key in chosen
+        ]
+        load_both(spark, tables, f"SELECT * FROM VALUES {', '.join(values)} AS t({keys}, n, last)")
+    assert files_with_keys_from_probe(spark) - before >= 3  # a hit file in each load after the first
+    assert len(rows(spark, tables[0])) > 20
+
+
+def test_an_aggregate_load_needing_only_the_keys_opens_no_data_file(spark, namespace, cold_index):
+    # Only REPLACE columns: the stored values are never used, and the keys come from the probe.
+    tables = twins(
+        spark, namespace, "k VARCHAR(20) NOT NULL, dt DATE NOT NULL, last STRING REPLACE",
+        "AGGREGATE KEY(k, dt) DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    first = ", ".join(f"({string_literal(k)}, DATE'2024-02-0{1 + k % 5}', 'a{k}')" for k in range(30))
+    load_both(spark, tables, f"SELECT * FROM VALUES {first} AS t(k, dt, last)")
+    decoded, probed = files_read_from_pages(spark), files_with_keys_from_probe(spark)
+    second = ", ".join(f"({string_literal(k)}, DATE'2024-02-0{1 + k % 5}', 'b{k}')" for k in range(0, 40, 3))
+    load_both(spark, tables, f"SELECT * FROM VALUES {second} AS t(k, dt, last)")
+    assert files_read_from_pages(spark) == decoded
+    assert files_with_keys_from_probe(spark) > probed
+    assert sorted(r[2] for r in rows(spark, tables[0]) if r[2].startswith("b")) == sorted(f"b{k}" for k in range(0, 40, 3))
 
 
 def test_partial_updates_read_the_unsupplied_columns_by_position(spark, namespace, cold_index):

@@ -30,7 +30,6 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
 import org.apache.iceberg.types.Type.TypeID;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
 
@@ -72,11 +71,13 @@ final class HitValues {
   private static final Set<Encoding> LEVEL_ENCODINGS = EnumSet.of(Encoding.RLE, Encoding.BIT_PACKED);
 
   /**
-   * The rows at {@code positions} (sorted, distinct) of the file: the values of {@code
-   * projection}'s columns, then {@code location} and the position; or null if the file has a
-   * column or page this class does not decode.
+   * The rows at {@code positions} (sorted, distinct) of the file: {@code leading[i]} (the key values
+   * of the i-th position when known, else nothing), the values of {@code projection}'s columns,
+   * then {@code location} and the position; or null if the file has a column or page this class
+   * does not decode.
    */
-  static List<InternalRow> read(InputFile input, Schema projection, String location, long[] positions) throws IOException {
+  static List<InternalRow> read(InputFile input, Schema projection, String location, long[] positions, Object[][] leading)
+      throws IOException {
     try (ParquetFileReader reader = ParquetFileReader.open(new KeyIndexFiles.ParquetInput(input), DirectZstd.options())) {
       MessageType fileSchema = reader.getFooter().getFileMetaData().getSchema();
       List<Types.NestedField> fields = projection.columns();
@@ -120,13 +121,11 @@ final class HitValues {
       UTF8String file = UTF8String.fromString(location);
       List<InternalRow> rows = new ArrayList<>(positions.length);
       for (int i = 0; i < positions.length; i++) {
-        Object[] row = new Object[kinds.length + 2];
+        Object[] row = new Object[kinds.length];
         for (int c = 0; c < kinds.length; c++) {
           row[c] = values[c][i];
         }
-        row[kinds.length] = file;
-        row[kinds.length + 1] = positions[i];
-        rows.add(new GenericInternalRow(row));
+        rows.add(KeyIndexRows.row(leading == null ? null : leading[i], row, file, positions[i]));
       }
       FILES_DECODED.incrementAndGet();
       return rows;

@@ -7,12 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.DateTimeUtils;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The order-preserving byte encoding of a primary key, as Doris encodes its keys for its primary
@@ -222,6 +225,73 @@ final class KeyCodec implements Serializable {
     }
   }
 
+  // ---- back to Spark's internal values ----
+
+  /**
+   * The key columns' internal values (as a data file's reader gives them) of a key of the fast path:
+   * the long the batch collected for its one integer-like column.
+   */
+  Object[] internalValues(long key) {
+    return new Object[] {kinds[0] == Kind.INT ? (Object) (int) key : (Object) key};
+  }
+
+  /**
+   * The key columns' internal values of an encoded key, the inverse of {@link #encode(InternalRow)}:
+   * a hit read by position takes its key from the batch key it matched instead of from its file.
+   */
+  Object[] internalValues(byte[] key) {
+    Object[] values = new Object[kinds.length];
+    int at = 0;
+    for (int i = 0; i < kinds.length; i++) {
+      switch (kinds[i]) {
+        case INT:
+          values[i] = (int) readLong(key, at);
+          at += 8;
+          break;
+        case LONG:
+          values[i] = readLong(key, at);
+          at += 8;
+          break;
+        case DECIMAL:
+          if (precisions[i] <= 18) {
+            values[i] = Decimal.createUnsafe(readLong(key, at), precisions[i], scales[i]);
+            at += 8;
+          } else {
+            byte[] wide = Arrays.copyOfRange(key, at, at + 16);
+            wide[0] ^= (byte) 0x80;
+            values[i] = Decimal.apply(new BigDecimal(new BigInteger(wide), scales[i]), precisions[i], scales[i]);
+            at += 16;
+          }
+          break;
+        case STRING:
+          KeyBytes text = new KeyBytes(16);
+          // 0x00 0x01 is an escaped 0x00; 0x00 0x00 ends the string.
+          while (!(key[at] == 0 && key[at + 1] == 0)) {
+            text.write(key[at]);
+            at += key[at] == 0 ? 2 : 1;
+          }
+          values[i] = UTF8String.fromBytes(text.toByteArray());
+          at += 2;
+          break;
+        case BOOLEAN:
+          values[i] = key[at++] != 0;
+          break;
+      }
+    }
+    if (at != key.length) {
+      throw new IllegalArgumentException("an encoded key of " + key.length + " bytes holds " + at + " bytes of " + description);
+    }
+    return values;
+  }
+
+  private static long readLong(byte[] bytes, int at) {
+    long value = 0;
+    for (int i = at; i < at + 8; i++) {
+      value = (value << 8) | (bytes[i] & 0xff);
+    }
+    return value ^ Long.MIN_VALUE;
+  }
+
   // ---- the encodings ----
 
   static void writeLong(KeyBytes out, long value) {
@@ -239,11 +309,7 @@ final class KeyCodec implements Serializable {
     if (bytes.length != 8) {
       throw new IllegalArgumentException("an integer key is 8 bytes, not " + bytes.length);
     }
-    long value = 0;
-    for (byte b : bytes) {
-      value = (value << 8) | (b & 0xff);
-    }
-    return value ^ Long.MIN_VALUE;
+    return readLong(bytes, 0);
   }
 
   private static void writeWide(KeyBytes out, BigInteger value) {

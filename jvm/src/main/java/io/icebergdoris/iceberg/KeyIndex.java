@@ -226,11 +226,12 @@ public final class KeyIndex {
     final Source source;
     final String rejected; // why a stored entry was not used (corrupt, unreadable), or null
     final String unwritten; // why a built entry could not be stored, or null
-    final long hitCount; // positions in upserts and deletes together, or sequence hits
+    final long hitCount; // positions found (a position may count twice: only whether any is used)
     final byte[] upserts; // live positions of keys the batch upserts (portable 64-bit Roaring)
     final byte[] deletes; // live positions of keys the batch deletes (portable 64-bit Roaring)
     // Tables with a sequence column: per batch key found in the file, the largest stored sequence
-    // value over every physical row (deleted ones too), and the live rows of each batch key.
+    // value over every physical row (deleted ones too). The live rows of each batch key: on
+    // sequence tables, and on others when the probe was asked to keep each hit's key.
     final int[] storedKeys;
     final long[] storedSequences;
     final int[] liveKeys;
@@ -266,14 +267,16 @@ public final class KeyIndex {
     private final SparkSession spark;
     private final BatchKeys batch;
     private final Types.NestedField sequence;
+    private final KeyCodec codec;
 
-    Lookup(List<FileHits> probed, SparkSession spark, BatchKeys batch, Types.NestedField sequence) {
+    Lookup(List<FileHits> probed, SparkSession spark, BatchKeys batch, Layout layout) {
       for (FileHits file : probed) {
         hits.put(file.location, file);
       }
       this.spark = spark;
       this.batch = batch;
-      this.sequence = sequence;
+      this.sequence = layout.sequence;
+      this.codec = layout.codec;
     }
 
     /** Locations of probed files that hold some key of the batch. */
@@ -388,7 +391,8 @@ public final class KeyIndex {
      * The live rows of the batch's keys with the stored values of {@code joinedColumns} (the key
      * columns first, then the columns the load merges with; current names), read by position from
      * the hit data files on the executors ({@link KeyIndexRows}): the projected columns, then
-     * {@code _file} and {@code _pos}. Any key model, with or without a sequence column.
+     * {@code _file} and {@code _pos}. Any key model, with or without a sequence column. Where the
+     * probe kept each hit's batch key, the key columns are that key's values, not read.
      */
     public KeyIndexRows.Read readLiveRows(Table table, String joinedColumns) {
       List<KeyIndexRows.FileRows> files = new ArrayList<>();
@@ -401,11 +405,33 @@ public final class KeyIndex {
         for (long position : file.livePositions) {
           positions.addLong(position);
         }
-        if (!positions.isEmpty()) {
+        if (positions.isEmpty()) {
+          continue;
+        }
+        if (positions.getLongCardinality() != file.livePositions.length) {
           files.add(new KeyIndexRows.FileRows(file.location, positions.toArray()));
+          continue;
+        }
+        // Every hit has its batch key: sorted by position, the keys move along.
+        long[] sorted = file.livePositions.clone();
+        int[] keys = file.liveKeys.clone();
+        sort(sorted, keys);
+        if (batch.longs != null) {
+          long[] longs = new long[keys.length];
+          for (int i = 0; i < keys.length; i++) {
+            longs[i] = batch.longs[keys[i]];
+          }
+          files.add(new KeyIndexRows.FileRows(file.location, sorted, longs, null));
+        } else {
+          byte[][] all = batch.bytes();
+          byte[][] encoded = new byte[keys.length][];
+          for (int i = 0; i < keys.length; i++) {
+            encoded[i] = all[keys[i]];
+          }
+          files.add(new KeyIndexRows.FileRows(file.location, sorted, null, PackedBytes.of(encoded, encoded.length)));
         }
       }
-      return KeyIndexRows.read(spark, table, files, joinedColumns);
+      return KeyIndexRows.read(spark, table, files, joinedColumns, codec);
     }
 
     private static Roaring64NavigableMap portable(byte[] serialized) {
@@ -799,18 +825,19 @@ public final class KeyIndex {
   /**
    * Probes {@code batch} into the entry of each data file of {@code plan}, one Spark task per
    * group of files; entries missing in the executor that runs a task are read from their files
-   * there, or built and (with {@code persist}) written.
+   * there, or built and (with {@code persist}) written. {@code keysPerHit}: keep each live hit's
+   * batch key (as sequence tables always do), for {@link Lookup#readLiveRows} to skip key columns.
    */
   public static Lookup lookup(
       SparkSession spark, Table table, LiveFiles plan, String joinedKeyColumns, String sequenceColumn, BatchKeys batch,
-      long maxRows, boolean persist) {
+      long maxRows, boolean persist, boolean keysPerHit) {
     List<FileToProbe> files = new ArrayList<>();
     for (DataFile file : plan.dataFiles()) {
       files.add(new FileToProbe(file, plan.deletes(file.location())));
     }
     Layout layout = layout(table, joinedKeyColumns, sequenceColumn, persist);
     if (files.isEmpty() || batch.count() == 0) {
-      return new Lookup(new ArrayList<>(), spark, batch, layout.sequence);
+      return new Lookup(new ArrayList<>(), spark, batch, layout);
     }
     if (layout.codec.singleLong() != (batch.longs != null)) {
       throw new IllegalArgumentException("the batch's keys were collected for another key layout");
@@ -821,8 +848,8 @@ public final class KeyIndex {
     try {
       int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
       List<FileHits> probed =
-          context.parallelize(files, slices).map(new Probe(serializable, keys, layout, maxRows)).collect();
-      return new Lookup(probed, spark, batch, layout.sequence);
+          context.parallelize(files, slices).map(new Probe(serializable, keys, layout, maxRows, keysPerHit)).collect();
+      return new Lookup(probed, spark, batch, layout);
     } finally {
       serializable.destroy();
       keys.destroy();
@@ -877,17 +904,19 @@ public final class KeyIndex {
   }
 
   private static final class Probe implements Function<FileToProbe, FileHits> {
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
     private final Broadcast<Table> table;
     private final Broadcast<BatchKeys> batch;
     private final Layout layout;
     private final long maxRows;
+    private final boolean keysPerHit;
 
-    Probe(Broadcast<Table> table, Broadcast<BatchKeys> batch, Layout layout, long maxRows) {
+    Probe(Broadcast<Table> table, Broadcast<BatchKeys> batch, Layout layout, long maxRows, boolean keysPerHit) {
       this.table = table;
       this.batch = batch;
       this.layout = layout;
       this.maxRows = maxRows;
+      this.keysPerHit = keysPerHit;
     }
 
     @Override
@@ -903,7 +932,7 @@ public final class KeyIndex {
         // The file's DV (or position delete files): the index holds physical rows, hits must be live.
         deleted = new BaseDeleteLoader(delete -> files.io().newInputFile(delete)).loadPositionDeletes(file.deletes, file.location);
       }
-      return probe(file.location, found.entry, batch.value(), found.source, found.rejected, found.unwritten, deleted);
+      return probe(file.location, found.entry, batch.value(), found.source, found.rejected, found.unwritten, deleted, keysPerHit);
     }
   }
 
@@ -1127,7 +1156,7 @@ public final class KeyIndex {
 
   static FileHits probe(
       String location, KeyIndexEntry entry, BatchKeys batch, Source source, String rejected, String unwritten,
-      PositionDeleteIndex deleted) {
+      PositionDeleteIndex deleted, boolean keysPerHit) {
     Positions upserts = new Positions();
     Positions deletes = new Positions();
     boolean sequence = batch.sequences != null && entry.hasSequences();
@@ -1165,6 +1194,10 @@ public final class KeyIndex {
             }
           } else if (live) {
             (batch.deletes[i] == 1 ? deletes : upserts).add(position);
+            if (keysPerHit) {
+              liveKeys.add(i);
+              livePositions.add(position);
+            }
           }
         }
         if (anySequence) {

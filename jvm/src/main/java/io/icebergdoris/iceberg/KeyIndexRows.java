@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SerializableTable;
 import org.apache.iceberg.Table;
@@ -49,22 +50,51 @@ import org.apache.spark.unsafe.types.UTF8String;
  * rename hold old names; a column added since reads as NULL or its initial default, as a scan
  * gives it), reads only the row groups that hold a hit position, and keeps the rows at the hit
  * positions. The values are decoded from the file's pages ({@link HitValues}) when its columns
- * and encodings allow, else read through Iceberg's vectorized or row reader. The rows stay on the
+ * and encodings allow, else read through Iceberg's vectorized or row reader. The key columns are
+ * not read where the probe kept the batch key each hit matched (always, for the loads that read by
+ * position): they are that key's values, decoded from its encoding ({@link KeyCodec}); a load that
+ * needs nothing else of the stored rows opens no data file. The rows stay on the
  * executors (persisted until {@link Read#release}); the read runs when it is made, so a failure
  * shows there and the load can scan instead.
  */
 public final class KeyIndexRows {
   private KeyIndexRows() {}
 
-  /** One data file's hit positions (sorted, live in the looked-up snapshot). */
+  /**
+   * One data file's hit positions (sorted, live in the looked-up snapshot) and, when the probe kept
+   * them, the batch key each position matched (fast-path longs or encoded keys, in position order):
+   * a stored row's key equals the key it matched, so its key columns are not read.
+   */
   static final class FileRows implements Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     final String location;
     final long[] positions;
+    private final long[] longKeys;
+    private final PackedBytes encodedKeys;
 
     FileRows(String location, long[] positions) {
+      this(location, positions, null, null);
+    }
+
+    FileRows(String location, long[] positions, long[] longKeys, PackedBytes encodedKeys) {
       this.location = location;
       this.positions = positions;
+      this.longKeys = longKeys;
+      this.encodedKeys = encodedKeys;
+    }
+
+    boolean keysKnown() {
+      return longKeys != null || encodedKeys != null;
+    }
+
+    /** Per position, the key columns' internal values. */
+    Object[][] keyValues(KeyCodec codec) {
+      Object[][] values = new Object[positions.length][];
+      byte[][] encoded = encodedKeys != null ? encodedKeys.unpack() : null;
+      for (int i = 0; i < values.length; i++) {
+        values[i] = encoded != null ? codec.internalValues(encoded[i]) : codec.internalValues(longKeys[i]);
+      }
+      return values;
     }
   }
 
@@ -99,10 +129,12 @@ public final class KeyIndexRows {
   }
 
   /**
-   * Reads the columns {@code joinedColumns} (current names, separated as {@link LiveFiles#SEPARATOR})
-   * of the rows at {@code files}' positions, one task per file or group of files, and waits for them.
+   * Reads the columns {@code joinedColumns} (current names, separated as {@link LiveFiles#SEPARATOR};
+   * the key columns of {@code codec} first) of the rows at {@code files}' positions, one task per
+   * file or group of files, and waits for them. The key columns of a file whose keys are known are
+   * decoded from them, not read.
    */
-  static Read read(SparkSession spark, Table table, List<FileRows> files, String joinedColumns) {
+  static Read read(SparkSession spark, Table table, List<FileRows> files, String joinedColumns, KeyCodec codec) {
     List<Types.NestedField> fields = new ArrayList<>();
     for (String name : joinedColumns.split(LiveFiles.SEPARATOR)) {
       Types.NestedField field = table.schema().findField(name);
@@ -112,6 +144,7 @@ public final class KeyIndexRows {
       fields.add(field);
     }
     Schema projection = new Schema(fields);
+    Schema values = new Schema(fields.subList(codec.columns(), fields.size()));
     StructType type = new StructType();
     for (StructField field : SparkSchemaUtil.convert(projection).fields()) {
       type = type.add(new StructField(field.name(), field.dataType(), true, Metadata.empty()));
@@ -125,7 +158,7 @@ public final class KeyIndexRows {
       int slices = Math.max(1, Math.min(files.size(), context.defaultParallelism() * 2));
       boolean fromPages = !"false".equalsIgnoreCase(spark.conf().get(FROM_PAGES_CONF, "true").trim()); // as the other keyIndex switches
       rows = context.parallelize(files, slices)
-          .flatMap(new RowsOfFile(serializable, projection, fromPages))
+          .flatMap(new RowsOfFile(serializable, projection, values, codec, fromPages))
           .persist(StorageLevel.MEMORY_AND_DISK());
       count = rows.count();
     } catch (RuntimeException e) {
@@ -147,34 +180,73 @@ public final class KeyIndexRows {
     return HitValues.FILES_DECODED.get();
   }
 
+  /** Hit files whose rows' key columns this JVM's tasks took from the probed batch keys, not the file. */
+  public static long filesWithKeysFromProbe() {
+    return KEYS_FROM_PROBE.get();
+  }
+
+  private static final AtomicLong KEYS_FROM_PROBE = new AtomicLong();
+
   private static final class RowsOfFile implements FlatMapFunction<FileRows, InternalRow> {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
     private final Broadcast<Table> table;
     private final Schema projection;
+    private final Schema values;
+    private final KeyCodec codec;
     private final boolean fromPages;
 
-    RowsOfFile(Broadcast<Table> table, Schema projection, boolean fromPages) {
+    RowsOfFile(Broadcast<Table> table, Schema projection, Schema values, KeyCodec codec, boolean fromPages) {
       this.table = table;
       this.projection = projection;
+      this.values = values;
+      this.codec = codec;
       this.fromPages = fromPages;
     }
 
     @Override
     public Iterator<InternalRow> call(FileRows file) {
-      return readAt(table.value(), projection, file, fromPages).iterator();
+      if (!file.keysKnown()) {
+        return readAt(table.value(), projection, file, fromPages, null).iterator();
+      }
+      Object[][] keys = file.keyValues(codec);
+      KEYS_FROM_PROBE.incrementAndGet();
+      if (values.columns().isEmpty()) {
+        // Nothing but the keys is needed: the file is not opened.
+        List<InternalRow> rows = new ArrayList<>(keys.length);
+        UTF8String location = UTF8String.fromString(file.location);
+        for (int i = 0; i < keys.length; i++) {
+          rows.add(row(keys[i], new Object[0], location, file.positions[i]));
+        }
+        return rows.iterator();
+      }
+      return readAt(table.value(), values, file, fromPages, keys).iterator();
     }
   }
 
+  /** A hit's row: {@code leading} (its key values, or none), {@code values}, then its file and position. */
+  static InternalRow row(Object[] leading, Object[] values, UTF8String location, long position) {
+    int lead = leading == null ? 0 : leading.length;
+    Object[] row = new Object[lead + values.length + 2];
+    if (lead > 0) {
+      System.arraycopy(leading, 0, row, 0, lead);
+    }
+    System.arraycopy(values, 0, row, lead, values.length);
+    row[lead + values.length] = location;
+    row[lead + values.length + 1] = position;
+    return new GenericInternalRow(row);
+  }
+
   /**
-   * The rows of {@code file} at its positions: the projected values, then location and position;
-   * decoded from the pages ({@link HitValues}) when {@code fromPages} and the file allows it, else
-   * through Iceberg's readers.
+   * The rows of {@code file} at its positions: {@code leading[i]} (the i-th position's key values,
+   * when known; null reads nothing before the projection), the projected values, then location
+   * and position; decoded from the pages ({@link HitValues}) when {@code fromPages} and the file
+   * allows it, else through Iceberg's readers.
    */
-  static List<InternalRow> readAt(Table table, Schema projection, FileRows file, boolean fromPages) {
+  static List<InternalRow> readAt(Table table, Schema projection, FileRows file, boolean fromPages, Object[][] leading) {
     InputFile input = table.io().newInputFile(file.location);
     if (fromPages) {
       try {
-        List<InternalRow> rows = HitValues.read(input, projection, file.location, file.positions);
+        List<InternalRow> rows = HitValues.read(input, projection, file.location, file.positions, leading);
         if (rows != null) {
           return rows;
         }
@@ -229,7 +301,7 @@ public final class KeyIndexRows {
       if (vectorized) {
         int read = result.size();
         try {
-          position = readBatches(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result);
+          position = readBatches(input, projection, mapping, start, end - start, types, location, positions, leading, at, runStart, result);
         } catch (UnsupportedOperationException e) {
           // An encoding the vectorized reader lacks (DELTA_BYTE_ARRAY strings): the row reader has it.
           result.subList(read, result.size()).clear();
@@ -237,7 +309,7 @@ public final class KeyIndexRows {
         }
       }
       if (!vectorized) {
-        position = readRows(input, projection, mapping, start, end - start, types, location, positions, at, runStart, result);
+        position = readRows(input, projection, mapping, start, end - start, types, location, positions, leading, at, runStart, result);
       }
       if (position - runStart != runRows) {
         // The split did not select exactly these row groups: positions would be wrong.
@@ -255,14 +327,14 @@ public final class KeyIndexRows {
   /** Reads one split row by row, keeping the rows at {@code positions} from index {@code at}; returns the position after it. */
   private static long readRows(
       InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
-      long[] positions, int at, long position, List<InternalRow> result) {
+      long[] positions, Object[][] leading, int at, long position, List<InternalRow> result) {
     Parquet.ReadBuilder builder = split(input, projection, mapping, start, length)
         .createReaderFunc(fileSchema -> SparkParquetReaders.buildReader(projection, fileSchema))
         .reuseContainers(); // most rows are not hits: only the hits' values are copied out
     try (CloseableIterable<InternalRow> rows = builder.build()) {
       for (InternalRow row : rows) {
         if (at < positions.length && positions[at] == position) {
-          result.add(hit(row, types, location, position));
+          result.add(hit(row, types, leading == null ? null : leading[at], location, position));
           at++;
         }
         position++;
@@ -276,7 +348,7 @@ public final class KeyIndexRows {
   /** {@link #readRows} through Iceberg's vectorized reader: batches of rows, hits picked out of them. */
   private static long readBatches(
       InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
-      long[] positions, int at, long position, List<InternalRow> result) {
+      long[] positions, Object[][] leading, int at, long position, List<InternalRow> result) {
     Parquet.ReadBuilder builder = split(input, projection, mapping, start, length)
         .createBatchedReaderFunc(fileSchema -> VectorizedSparkParquetReaders.buildReader(projection, fileSchema, Map.of(), null))
         .recordsPerBatch(BATCH_ROWS);
@@ -285,7 +357,7 @@ public final class KeyIndexRows {
         int rows = batch.numRows();
         while (at < positions.length && positions[at] < position + rows) {
           long hit = positions[at];
-          result.add(hit(batch.getRow((int) (hit - position)), types, location, hit));
+          result.add(hit(batch.getRow((int) (hit - position)), types, leading == null ? null : leading[at], location, hit));
           at++;
         }
         position += rows;
@@ -304,15 +376,13 @@ public final class KeyIndexRows {
     return mapping != null ? builder.withNameMapping(mapping) : builder;
   }
 
-  /** A hit row's values (copied out of the reader's buffers), then its file and position. */
-  private static InternalRow hit(InternalRow row, DataType[] types, UTF8String location, long position) {
-    Object[] values = new Object[types.length + 2];
+  /** A hit row: {@code leading}, its values (copied out of the reader's buffers), then its file and position. */
+  private static InternalRow hit(InternalRow row, DataType[] types, Object[] leading, UTF8String location, long position) {
+    Object[] values = new Object[types.length];
     for (int c = 0; c < types.length; c++) {
       values[c] = row.isNullAt(c) ? null : copied(row.get(c, types[c]));
     }
-    values[types.length] = location;
-    values[types.length + 1] = position;
-    return new GenericInternalRow(values);
+    return row(leading, values, location, position);
   }
 
   /** Values the reader may reuse are copied (strings and nested values). */
