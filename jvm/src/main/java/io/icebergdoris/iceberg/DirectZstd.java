@@ -3,9 +3,11 @@ package io.icebergdoris.iceberg;
 import com.github.luben.zstd.Zstd;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
 import org.apache.iceberg.shaded.org.apache.parquet.bytes.BytesInput;
 import org.apache.iceberg.shaded.org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.iceberg.shaded.org.apache.parquet.conf.HadoopParquetConfiguration;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
@@ -15,10 +17,26 @@ import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.CompressionC
  * a quarter of the time taken to decompress a hit read's columns.
  */
 final class DirectZstd implements CompressionCodecFactory {
-  private final CompressionCodecFactory others = ParquetReadOptions.builder().build().getCodecFactory();
+  // Parquet's default options make a Hadoop Configuration of their own, which parses Hadoop's XML
+  // resources on first use: a fifth of reading a hit file's two columns by position. One
+  // configuration, parsed once per JVM and only read, serves every reader.
+  private static final Configuration HADOOP = loaded();
 
+  private final CompressionCodecFactory others = builder().build().getCodecFactory();
+
+  private static Configuration loaded() {
+    Configuration conf = new Configuration();
+    conf.size(); // parses the resources now, not in a reader
+    return conf;
+  }
+
+  private static ParquetReadOptions.Builder builder() {
+    return ParquetReadOptions.builder(new HadoopParquetConfiguration(HADOOP));
+  }
+
+  /** Read options for one reader: ZSTD pages in one call, other codecs as Parquet's own factory. */
   static ParquetReadOptions options() {
-    return ParquetReadOptions.builder().withCodecFactory(new DirectZstd()).build();
+    return builder().withCodecFactory(new DirectZstd()).build();
   }
 
   @Override

@@ -313,8 +313,11 @@ final class HitValues {
       }
     }
 
-    /** Reads a page's definition levels into {@link #defined}; true if every row is defined. */
+    /** Reads a page's definition levels into {@link #defined}; true if every row is defined (then {@link #defined} is not filled). */
     private boolean levels(byte[] bytes, int from, int limit, int rows) {
+      if (Hybrid.allRunsOf(bytes, from, limit, 1, 1, rows)) {
+        return true;
+      }
       if (defined.length < rows) {
         defined = new byte[Math.max(rows, 2 * defined.length)];
       }

@@ -30,6 +30,45 @@ final class Hybrid {
   }
 
   /**
+   * Whether the first {@code count} values of the hybrid run sequence at {@code bytes[from, limit)}
+   * ({@code bitWidth} bits each) are all {@code value}, judged from repeated runs alone: false as
+   * soon as a run holds another value or the values are bit-packed (the caller then decodes them).
+   * A page without NULLs is written as one run of its rows' definition level, so it is recognised
+   * without decoding a level per row.
+   */
+  static boolean allRunsOf(byte[] bytes, int from, int limit, int bitWidth, int value, int count) {
+    int valueBytes = (bitWidth + 7) / 8;
+    int at = from;
+    long n = 0;
+    while (n < count) {
+      long header = 0;
+      int shift = 0;
+      int b;
+      do {
+        if (at >= limit || shift > 28) {
+          return false; // damaged or short: the full decode says so
+        }
+        b = bytes[at++] & 0xFF;
+        header |= (long) (b & 0x7F) << shift;
+        shift += 7;
+      } while ((b & 0x80) != 0);
+      if ((header & 1) != 0 || at + valueBytes > limit) {
+        return false;
+      }
+      int repeated = 0;
+      for (int i = 0; i < valueBytes; i++) {
+        repeated |= (bytes[at + i] & 0xFF) << (8 * i);
+      }
+      if (repeated != value || header >>> 1 == 0) {
+        return false;
+      }
+      at += valueBytes;
+      n += header >>> 1;
+    }
+    return true;
+  }
+
+  /**
    * Decodes the first {@code count} values of the hybrid run sequence at {@code bytes[from,
    * limit)}, each {@code bitWidth} bits wide, into {@code out}.
    */

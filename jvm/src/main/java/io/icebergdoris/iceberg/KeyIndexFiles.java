@@ -207,7 +207,7 @@ final class KeyIndexFiles {
    * entry, and Iceberg's row reader made that 3x slower than a warm load at 10M keys.
    */
   static KeyIndexEntry read(FileIO io, String path, KeyCodec codec, boolean withSequence, long rows) throws IOException {
-    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(io.newInputFile(path)))) {
+    try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(io.newInputFile(path)), DirectZstd.options())) {
       FileMetaData meta = reader.getFooter().getFileMetaData();
       String expectedColumns = meta.getKeyValueMetaData().get(COLUMN_CHECKSUM);
       String expected = meta.getKeyValueMetaData().get(CHECKSUM);

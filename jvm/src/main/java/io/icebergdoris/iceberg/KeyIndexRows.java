@@ -255,7 +255,7 @@ public final class KeyIndexRows {
       }
     }
     List<BlockMetaData> groups;
-    try (ParquetFileReader footer = ParquetFileReader.open(new KeyIndexFiles.ParquetInput(input))) {
+    try (ParquetFileReader footer = ParquetFileReader.open(new KeyIndexFiles.ParquetInput(input), DirectZstd.options())) {
       groups = footer.getFooter().getBlocks();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
