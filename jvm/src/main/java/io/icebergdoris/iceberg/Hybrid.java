@@ -30,6 +30,26 @@ final class Hybrid {
   }
 
   /**
+   * The run header (an unsigned varint of at most 5 bytes) at {@code at}: its value shifted left by
+   * 3 bits, or'ed with its length in bytes; -1 if it does not end by {@code limit}.
+   */
+  private static long runHeader(byte[] bytes, int at, int limit) {
+    long header = 0;
+    int shift = 0;
+    int length = 0;
+    int b;
+    do {
+      if (at + length >= limit || shift > 28) {
+        return -1;
+      }
+      b = bytes[at + length++] & 0xFF;
+      header |= (long) (b & 0x7F) << shift;
+      shift += 7;
+    } while ((b & 0x80) != 0);
+    return header << 3 | length;
+  }
+
+  /**
    * Whether the first {@code count} values of the hybrid run sequence at {@code bytes[from, limit)}
    * ({@code bitWidth} bits each) are all {@code value}, judged from repeated runs alone: false as
    * soon as a run holds another value or the values are bit-packed (the caller then decodes them).
@@ -41,17 +61,12 @@ final class Hybrid {
     int at = from;
     long n = 0;
     while (n < count) {
-      long header = 0;
-      int shift = 0;
-      int b;
-      do {
-        if (at >= limit || shift > 28) {
-          return false; // damaged or short: the full decode says so
-        }
-        b = bytes[at++] & 0xFF;
-        header |= (long) (b & 0x7F) << shift;
-        shift += 7;
-      } while ((b & 0x80) != 0);
+      long read = runHeader(bytes, at, limit);
+      if (read < 0) {
+        return false; // damaged or short: the full decode says so
+      }
+      long header = read >>> 3;
+      at += (int) (read & 7);
       if ((header & 1) != 0 || at + valueBytes > limit) {
         return false;
       }
@@ -81,17 +96,12 @@ final class Hybrid {
     int at = from;
     int n = 0;
     while (n < count) {
-      long header = 0;
-      int shift = 0;
-      int b;
-      do {
-        if (at >= limit || shift > 28) {
-          throw new IllegalStateException("a Parquet page whose levels or ids end early");
-        }
-        b = bytes[at++] & 0xFF;
-        header |= (long) (b & 0x7F) << shift;
-        shift += 7;
-      } while ((b & 0x80) != 0);
+      long read = runHeader(bytes, at, limit);
+      if (read < 0) {
+        throw new IllegalStateException("a Parquet page whose levels or ids end early");
+      }
+      long header = read >>> 3;
+      at += (int) (read & 7);
       if ((header & 1) == 0) { // a run of one repeated value
         if (at + valueBytes > limit) {
           throw new IllegalStateException("a Parquet page whose levels or ids end early");
