@@ -439,9 +439,8 @@ def lookup_with_index(
     if planned is None or planned.hasEqualityDeletes():
         log.info("key index: the planned files have equality deletes; scanning the keys instead")
         return "equality deletes"
-    hits = key_index.probe_or_none(
-        iceberg, table, planned, list(shape.keys), shape.sequence_column, indexed.java, for_reading=merges_stored_rows(shape)
-    )
+    merges = merges_stored_rows(shape)
+    hits = key_index.probe_or_none(iceberg, table, planned, list(shape.keys), shape.sequence_column, indexed.java, for_reading=merges)
     if hits is None:
         return "the probe failed"
     if hits.unindexable:
@@ -449,13 +448,13 @@ def lookup_with_index(
         return f"{len(hits.unindexable)} file(s) hold NULL keys"
     spark = iceberg.spark
     undecided = plan.ReplacedPositions({}, 0, any_delete_wins=False)
-    if shape.sequence_column and not merges_stored_rows(shape):
+    if shape.sequence_column and not merges:
         # The index holds every stored version's sequence value: it decides the winners itself.
         decision = hits.decide_by_sequence(spark)
         marks = plan.ReplacedPositions(decision.replaced, decision.deleted_rows, decision.any_delete_wins)
         return IndexedLookup(marks, hits, losing_keys=decision.losing_keys, decided=True)
     stored = hits.stored_sequences(spark, plan.MAX_SEQUENCE) if shape.sequence_column else None
-    if merges_stored_rows(shape):
+    if merges:
         columns = list(shape.keys) + plan.live_columns_needed(shape)
         read = hits.read_live_rows_or_none(spark, table, columns)
         if read is None:

@@ -49,6 +49,15 @@ final class Hybrid {
     return header << 3 | length;
   }
 
+  /** The value a repeated run repeats: {@code valueBytes} little-endian bytes at {@code at} (the caller checked they lie in the page). */
+  private static int runValue(byte[] bytes, int at, int valueBytes) {
+    int value = 0;
+    for (int i = 0; i < valueBytes; i++) {
+      value |= (bytes[at + i] & 0xFF) << (8 * i);
+    }
+    return value;
+  }
+
   /**
    * Whether the first {@code count} values of the hybrid run sequence at {@code bytes[from, limit)}
    * ({@code bitWidth} bits each) are all {@code value}, judged from repeated runs alone: false as
@@ -70,11 +79,7 @@ final class Hybrid {
       if ((header & 1) != 0 || at + valueBytes > limit) {
         return false;
       }
-      int repeated = 0;
-      for (int i = 0; i < valueBytes; i++) {
-        repeated |= (bytes[at + i] & 0xFF) << (8 * i);
-      }
-      if (repeated != value || header >>> 1 == 0) {
+      if (runValue(bytes, at, valueBytes) != value || header >>> 1 == 0) {
         return false;
       }
       at += valueBytes;
@@ -106,10 +111,7 @@ final class Hybrid {
         if (at + valueBytes > limit) {
           throw new IllegalStateException("a Parquet page whose levels or ids end early");
         }
-        int value = 0;
-        for (int i = 0; i < valueBytes; i++) {
-          value |= (bytes[at + i] & 0xFF) << (8 * i);
-        }
+        int value = runValue(bytes, at, valueBytes);
         at += valueBytes;
         int end = (int) Math.min(count, n + (header >>> 1));
         Arrays.fill(out, n, end, value);
