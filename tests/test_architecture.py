@@ -25,7 +25,8 @@ JAVA_API = re.compile(
 )
 # Outside engine/, only the session plumbing talks to the JVM: starting the session and its
 # catalog (catalog/), the py4j bridge CALL doris.* arrives through (procedures/bridge.py,
-# callback_server.py, invocation.py), the py4j view's memory of Java names (jvm_lookups.py), the
+# callback_server.py, invocation.py), the py4j view's memory of Java names (jvm_lookups.py) and
+# its sockets' options (py4j_sockets.py), the
 # CLI's error display, the crash-test hook (faults.py) and the translation of Java failures into
 # our errors (java_errors.py reads exception classes).
 # None of them touches an Iceberg table.
@@ -38,6 +39,7 @@ JVM_PLUMBING = {
     "iceberg_doris/faults.py",
     "iceberg_doris/java_errors.py",
     "iceberg_doris/jvm_lookups.py",
+    "iceberg_doris/py4j_sockets.py",
     "iceberg_doris/session_secrets.py",
 }
 
