@@ -14,6 +14,7 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.catalog.local_file_system import write_local_files_without_chmod
 from iceberg_doris.jvm_lookups import remember_lookups
 from iceberg_doris.py4j_sockets import send_without_delay
 from iceberg_doris.session_defaults import apply_session_defaults
@@ -97,7 +98,8 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     The driver's py4j view remembers what each Java name resolves to
     (:mod:`iceberg_doris.jvm_lookups`): a lookup searches every jar, about 0.1 s per load. Its
     py4j connections send each answer at once (:mod:`iceberg_doris.py4j_sockets`): with Nagle's
-    algorithm, py4j's default, an answer over 8 KiB waited 40 ms.
+    algorithm, py4j's default, an answer over 8 KiB waited 40 ms. In local mode, files are written
+    without a ``chmod`` process each (:mod:`iceberg_doris.catalog.local_file_system`).
     """
     require_doris_extensions(spark)
     if settings is not None:
@@ -108,6 +110,7 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     handlers.register(ProcedureHandler(spark))
     size_shuffle_partitions(spark)
     apply_session_defaults(spark)
+    write_local_files_without_chmod(spark)
     remember_lookups(spark.sparkContext._jvm)
 
 
