@@ -26,7 +26,7 @@ JAVA_API = re.compile(
 # Outside engine/, only the session plumbing talks to the JVM: starting the session and its
 # catalog (catalog/), the py4j bridge CALL doris.* arrives through (procedures/bridge.py,
 # callback_server.py, invocation.py), the py4j view's memory of Java names (jvm_lookups.py) and
-# its sockets' options (py4j_sockets.py), the
+# its sockets' options (py4j_sockets.py), local mode's file system (local_file_system.py), the
 # CLI's error display, the crash-test hook (faults.py) and the translation of Java failures into
 # our errors (java_errors.py reads exception classes).
 # None of them touches an Iceberg table.
@@ -40,6 +40,7 @@ JVM_PLUMBING = {
     "iceberg_doris/java_errors.py",
     "iceberg_doris/jvm_lookups.py",
     "iceberg_doris/py4j_sockets.py",
+    "iceberg_doris/local_file_system.py",
     "iceberg_doris/session_secrets.py",
 }
 

@@ -14,7 +14,7 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.catalog.local_file_system import write_local_files_without_chmod
+from iceberg_doris.local_file_system import write_local_files_without_chmod
 from iceberg_doris.jvm_lookups import remember_lookups
 from iceberg_doris.py4j_sockets import send_without_delay
 from iceberg_doris.session_defaults import apply_session_defaults
@@ -99,7 +99,7 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     (:mod:`iceberg_doris.jvm_lookups`): a lookup searches every jar, about 0.1 s per load. Its
     py4j connections send each answer at once (:mod:`iceberg_doris.py4j_sockets`): with Nagle's
     algorithm, py4j's default, an answer over 8 KiB waited 40 ms. In local mode, files are written
-    without a ``chmod`` process each (:mod:`iceberg_doris.catalog.local_file_system`).
+    without a ``chmod`` process each (:mod:`iceberg_doris.local_file_system`).
     """
     require_doris_extensions(spark)
     if settings is not None:
