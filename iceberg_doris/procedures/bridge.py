@@ -14,8 +14,8 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.local_file_system import write_local_files_without_chmod
 from iceberg_doris.jvm_lookups import remember_lookups
+from iceberg_doris.local_file_system import write_local_files_without_chmod
 from iceberg_doris.py4j_sockets import send_without_delay
 from iceberg_doris.session_defaults import apply_session_defaults
 from iceberg_doris.session_sizing import size_shuffle_partitions
