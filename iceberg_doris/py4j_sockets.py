@@ -16,22 +16,24 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
+def gateway_server(gateway: Any) -> Any:
+    """The JVM's py4j server behind ``gateway`` (py4j's ``GATEWAY_SERVER`` object)."""
+    from py4j.java_gateway import JavaObject
+
+    return JavaObject("GATEWAY_SERVER", gateway._gateway_client)
+
+
 def send_without_delay(gateway: Any) -> None:
     """Turns off Nagle's algorithm on the JVM's end of ``gateway``'s connections (a SparkContext's
     ``_gateway``); idempotent. A py4j without the hooks this needs keeps its default, slower only."""
-    from py4j.java_gateway import JavaObject
     from py4j.protocol import Py4JError
 
-    server = JavaObject("GATEWAY_SERVER", gateway._gateway_client)
     try:
-        gateway.jvm.io.icebergdoris.spark.Py4jNoDelay.apply(server)
+        gateway.jvm.io.icebergdoris.spark.Py4jNoDelay.apply(gateway_server(gateway))
     except Py4JError as error:  # another py4j's server class: its answers keep Nagle's delay
         log.debug("py4j connections keep Nagle's algorithm: %s", error)
 
 
 def connections_with_delay(gateway: Any) -> int:
     """How many of ``gateway``'s open connections still wait for acknowledgements (for checks)."""
-    from py4j.java_gateway import JavaObject
-
-    server = JavaObject("GATEWAY_SERVER", gateway._gateway_client)
-    return int(gateway.jvm.io.icebergdoris.spark.Py4jNoDelay.connectionsWithDelay(server))
+    return int(gateway.jvm.io.icebergdoris.spark.Py4jNoDelay.connectionsWithDelay(gateway_server(gateway)))

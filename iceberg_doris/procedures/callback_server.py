@@ -20,13 +20,13 @@ import secrets
 from typing import Any
 
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.py4j_sockets import gateway_server
 
 LOOPBACK = "127.0.0.1"
 
 
 def start_authenticated_callback_server(gateway: Any) -> None:
     """Makes ``gateway``'s callback server run, on loopback, requiring the gateway's token."""
-    from py4j.java_gateway import JavaObject
     from pyspark.java_gateway import ensure_callback_server_started
 
     token = gateway.gateway_parameters.auth_token or secrets.token_hex(32)
@@ -42,8 +42,7 @@ def start_authenticated_callback_server(gateway: Any) -> None:
         for parameters in _parameter_sets(server):
             parameters.auth_token = token
     port = server.server_socket.getsockname()[1]
-    gateway_server = JavaObject("GATEWAY_SERVER", gateway._gateway_client)
-    gateway.jvm.io.icebergdoris.spark.CallbackAuthentication.connect(gateway_server, port, token)
+    gateway.jvm.io.icebergdoris.spark.CallbackAuthentication.connect(gateway_server(gateway), port, token)
 
 
 def callback_server_port(gateway: Any) -> int:

@@ -32,7 +32,7 @@ def test_only_a_local_session_without_a_chosen_file_system_gets_it(master: str, 
 
 
 @pytest.mark.spark
-def test_files_a_load_writes_get_hadoops_permissions_and_checksums(spark, namespace: str, lake_home: Path) -> None:
+def test_files_a_load_writes_get_hadoops_permissions_and_checksums(spark, namespace: str) -> None:
     jvm = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     assert jvm.org.apache.hadoop.fs.FileSystem.getLocal(conf).getClass().getName() == LOCAL_FILE_SYSTEM

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from iceberg_doris.py4j_sockets import connections_with_delay, send_without_delay
+from iceberg_doris.py4j_sockets import connections_with_delay, gateway_server, send_without_delay
 
 pytestmark = pytest.mark.spark
 
@@ -46,12 +46,9 @@ def test_a_connection_a_new_thread_opens_is_set_too(spark) -> None:
 
 
 def test_setting_it_again_adds_no_second_listener(spark) -> None:
-    from py4j.java_gateway import JavaObject
-
     gateway = spark.sparkContext._gateway
     send_without_delay(gateway)
     send_without_delay(gateway)
     assert connections_with_delay(gateway) == 0
-    server = JavaObject("GATEWAY_SERVER", gateway._gateway_client)
-    listeners = [listener.getClass().getName() for listener in server.getListeners()]
+    listeners = [listener.getClass().getName() for listener in gateway_server(gateway).getListeners()]
     assert listeners.count("io.icebergdoris.spark.Py4jNoDelay") == 1
