@@ -1,7 +1,7 @@
-"""Builds the jars the wheel ships (bridge, relocated Jackson) while the wheel is built.
+"""Builds the bridge jars the wheel ships (one per supported Spark line) while the wheel is built.
 
-Everything else about the package is in pyproject.toml. The build machine needs javac and
-Debian's jarjar (scripts/setup.sh installs both); a machine that installs the wheel needs neither.
+Everything else about the package is in pyproject.toml. The build machine needs a JDK 17 and
+Maven (scripts/setup.sh installs both); a machine that installs the wheel needs neither.
 """
 
 from __future__ import annotations
@@ -19,16 +19,26 @@ ROOT = Path(__file__).resolve().parent
 
 def _load_runtime_jars() -> types.ModuleType:
     """runtime_jars.py on its own: importing the package would import pyiceberg, which the
-    build environment does not have. Its only package import is iceberg_doris.errors."""
+    build environment does not have. Its package imports are errors and spark_lines."""
     package = types.ModuleType("iceberg_doris")
     package.__path__ = []  # a stand-in parent, so only the two modules below are loaded
-    names = ("iceberg_doris", "iceberg_doris.errors", "iceberg_doris.catalog.runtime_jars")
+    names = (
+        "iceberg_doris",
+        "iceberg_doris.errors",
+        "iceberg_doris.spark_lines",
+        "iceberg_doris.catalog",
+        "iceberg_doris.catalog.runtime_jars",
+    )
     saved = {name: sys.modules.get(name) for name in names}
-    modules = {"iceberg_doris": package}
+    catalog_package = types.ModuleType("iceberg_doris.catalog")
+    catalog_package.__path__ = []
+    modules = {"iceberg_doris": package, "iceberg_doris.catalog": catalog_package}
     try:
         sys.modules["iceberg_doris"] = package
+        sys.modules["iceberg_doris.catalog"] = catalog_package
         for name, path in (
             ("iceberg_doris.errors", ROOT / "iceberg_doris" / "errors.py"),
+            ("iceberg_doris.spark_lines", ROOT / "iceberg_doris" / "spark_lines.py"),
             ("iceberg_doris.catalog.runtime_jars", ROOT / "iceberg_doris" / "catalog" / "runtime_jars.py"),
         ):
             spec = importlib.util.spec_from_file_location(name, path)

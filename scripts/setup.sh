@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything iceberg-doris needs on a fresh Debian machine, idempotently:
-#   Debian packages (Java 17, jarjar, JDBC drivers; PostgreSQL with --test), a virtualenv in .venv
-#   with the package and its dependencies, and the derived jars (relocated Jackson, Spark bridge).
+#   Debian packages (Java 17 and Maven; PostgreSQL with --test), a virtualenv in .venv with the
+#   package on the default Spark line, the bridge jar (built with Maven), and the Maven packages
+#   Spark resolves at a session's start (Iceberg runtime, JDBC drivers), fetched once into Ivy's cache.
+# With --test it also makes .venv-spark35 and .venv-spark40, the other supported Spark lines.
 # A second run checks and returns in seconds.
 #   usage: scripts/setup.sh [--test]
 set -euo pipefail
@@ -12,9 +14,10 @@ with_tests=0
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
-# 1. Debian packages the runtime needs (the JVM side: Java, jar relocation, catalog drivers).
-packages=(libjarjar-java libxerial-sqlite-jdbc-java libxerial-sqlite-jdbc-jni libpostgresql-jdbc-java)
+# 1. Debian packages: a JDK (Spark runs on it; Maven builds the bridge with it) and Maven.
+packages=()
 command -v javac >/dev/null 2>&1 || packages+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || packages+=(maven)
 [ "$with_tests" = 1 ] && packages+=(postgresql)
 missing=()
 for pkg in "${packages[@]}"; do
@@ -37,20 +40,29 @@ if ! command -v java >/dev/null 2>&1; then
   exit 1
 fi
 
-# 2. Python: a virtualenv with the package (editable) and its test dependencies.
+# 2. Python: a virtualenv per Spark line with the package (editable) and its test dependencies.
 python=${PYTHON:-python3}
 if ! "$python" -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (3, 13) else 1)'; then
   say "Python 3.11 or 3.12 is required; $("$python" --version 2>&1) found. Set PYTHON=/path/to/python3.11."
   exit 1
 fi
-[ -x .venv/bin/python ] || "$python" -m venv .venv
-stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-  say "installing Python dependencies into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
-  rm -f .venv/.installed-* && touch "$stamp"
+# make_venv DIR PYSPARK_PIN: the package with that PySpark ('' = what pip picks: the default line).
+make_venv() {
+  local dir=$1 pin=$2
+  [ -x "$dir/bin/python" ] || "$python" -m venv "$dir"
+  local stamp="$dir/.installed-$( (cat pyproject.toml; echo "$pin") | sha256sum | cut -c1-16)"
+  if [ ! -f "$stamp" ]; then
+    say "installing Python dependencies into $dir${pin:+ ($pin)}"
+    # shellcheck disable=SC2086
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]' ${pin:+"$pin"}
+    rm -f "$dir"/.installed-* && touch "$stamp"
+  fi
+  # The bridge jar (built with Maven the first time), then the Maven packages into Ivy's cache.
+  "$dir/bin/python" -m iceberg_doris.catalog.prefetch >&2
+}
+make_venv .venv ""
+if [ "$with_tests" = 1 ]; then
+  make_venv .venv-spark35 "pyspark>=3.5,<3.6"
+  make_venv .venv-spark40 "pyspark>=4.0,<4.1"
 fi
-
-# 3. Derived jars, cached by a hash of their inputs.
-.venv/bin/python -c "from iceberg_doris.catalog.runtime_jars import main; main()" >/dev/null
 say "ready (.venv/bin/iceberg-doris, .venv/bin/python)"

@@ -27,8 +27,9 @@ JAVA_API = re.compile(
 # catalog (catalog/), the py4j bridge CALL doris.* arrives through (procedures/bridge.py,
 # callback_server.py, invocation.py), the py4j view's memory of Java names (jvm_lookups.py) and
 # its sockets' options (py4j_sockets.py), local mode's file system (local_file_system.py), the
-# CLI's error display, the crash-test hook (faults.py) and the translation of Java failures into
-# our errors (java_errors.py reads exception classes).
+# CLI's error display, the crash-test hook (faults.py), the translation of Java failures into
+# our errors (java_errors.py reads exception classes) and the Spark lines' class names and Maven
+# coordinates (spark_lines.py).
 # None of them touches an Iceberg table.
 JVM_PLUMBING = {
     "iceberg_doris/catalog/",
@@ -42,6 +43,7 @@ JVM_PLUMBING = {
     "iceberg_doris/py4j_sockets.py",
     "iceberg_doris/local_file_system.py",
     "iceberg_doris/session_secrets.py",
+    "iceberg_doris/spark_lines.py",
 }
 
 

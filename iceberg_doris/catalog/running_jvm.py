@@ -10,25 +10,31 @@ the jars are on its classpath. Two ways into a session start the JVM first:
 There the classes of ``spark.sql.extensions`` are not found, Spark skips the extension with a
 warning, and py4j answers ``'JavaPackage' object is not callable``. Both JVMs load the user's
 classes through Spark's ``MutableURLClassLoader`` (the context class loader of every py4j thread),
-which takes more jars while it runs: we add ours there before the session is created.
+which takes more jars while it runs: we add ours there before the session is created. The Maven
+packages are resolved there the way ``spark-submit --packages`` resolves them (Spark's own Ivy
+resolution, the same cache and ``spark.jars.repositories``), then added as jars.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.errors import SetupError
 
-BRIDGE_CLASS = "io.icebergdoris.spark.DorisSparkSessionExtensions"
+if TYPE_CHECKING:
+    from iceberg_doris.catalog.runtime_jars import RuntimeJars
+
+BRIDGE_CLASS = "io.icebergdoris.spark.DorisProcedureCatalog"
 JDBC_DRIVER_CLASSES = ("org.sqlite.JDBC", "org.postgresql.Driver")
 GATEWAY_PORT_ENV = "PYSPARK_GATEWAY_PORT"  # set by spark-submit for the Python job it runs
 
 
-def prepare_driver_jvm(jars: Sequence[Path], system_properties: dict[str, str]) -> None:
-    """Makes ``jars`` loadable in this process's driver JVM if one is already running.
+def prepare_driver_jvm(runtime: "RuntimeJars", system_properties: dict[str, str], conf: Mapping[str, str]) -> None:
+    """Makes the runtime's jars and packages loadable in this process's driver JVM if one is
+    already running (``conf``: the user's settings, for ``spark.jars.repositories`` and ``spark.jars.ivy``).
 
     Does nothing when PySpark has yet to start the JVM (it then starts it with ``spark.jars``).
     ``system_properties`` are the ``-D`` options the session would have put on the JVM's
@@ -40,13 +46,13 @@ def prepare_driver_jvm(jars: Sequence[Path], system_properties: dict[str, str]) 
         return
     SparkContext._ensure_initialized()  # connects to the running JVM; starts nothing new
     jvm = SparkContext._jvm
-    add_jars(jvm, jars)
+    add_jars(jvm, runtime, conf)
     for key, value in system_properties.items():
         if jvm.java.lang.System.getProperty(key) is None:
             jvm.java.lang.System.setProperty(key, value)
 
 
-def add_jars(jvm: Any, jars: Sequence[Path]) -> None:
+def add_jars(jvm: Any, runtime: "RuntimeJars", conf: Mapping[str, str]) -> None:
     """Adds the jars to the running JVM's user class loader, unless its classes already load."""
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
     if _loads(jvm, loader, BRIDGE_CLASS):
@@ -58,6 +64,8 @@ def add_jars(jvm: Any, jars: Sequence[Path]) -> None:
             "session there with iceberg_doris.session(), or launch with "
             "spark-submit --properties-file <(iceberg-doris --print-spark-conf)."
         )
+    jars = list(runtime.jars) + [Path(jar) for jar in _listed(conf.get("spark.jars", ""))]
+    jars += resolve_packages(jvm, runtime.packages, conf)
     for jar in jars:
         loader.addURL(jvm.java.io.File(str(jar)).toURI().toURL())
     for driver in JDBC_DRIVER_CLASSES:
@@ -76,3 +84,31 @@ def _loads(jvm: Any, loader: Any, class_name: str, *, initialize: bool = False) 
         return True
     except Py4JJavaError:
         return False
+
+
+def resolve_packages(jvm: Any, packages: tuple[str, ...], conf: Mapping[str, str]) -> list[Path]:
+    """Local jar files of Maven packages and their dependencies, resolved by Spark's Ivy code."""
+    if not packages:
+        return []
+    utils = jvm.org.apache.spark.util.DependencyUtils
+    settings = conf.get("spark.jars.ivySettings")
+    try:
+        resolved = utils.resolveMavenDependencies(
+            True,
+            conf.get("spark.jars.excludes", ""),
+            ",".join(packages),
+            conf.get("spark.jars.repositories", ""),
+            conf.get("spark.jars.ivy"),
+            jvm.scala.Option.apply(settings),
+        )
+    except Exception as error:  # py4j's error names Ivy's; the fix is ours to say
+        raise SetupError(
+            f"Could not resolve {', '.join(packages)} from Maven Central: {str(error).splitlines()[0][:300]}. "
+            "On a machine without Maven Central, name a mirror in spark.jars.repositories or list the jars "
+            "in spark.jars (see the README, 'Jars without Maven Central')."
+        ) from None
+    return [Path(jar) for jar in _listed(resolved.mkString(","))]
+
+
+def _listed(value: str) -> list[str]:
+    return [entry.strip() for entry in value.split(",") if entry.strip()]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.catalog.running_jvm import prepare_driver_jvm
 from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
+from iceberg_doris.spark_lines import running_line
 from iceberg_doris.shuffle_sizing import is_local_cluster
 from iceberg_doris.session_secrets import split_secret_settings, supply_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
@@ -20,8 +21,6 @@ from iceberg_doris.errors import ConfigurationError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
-DORIS_EXTENSIONS = "io.icebergdoris.spark.DorisSparkSessionExtensions"
 DORIS_PROCEDURE_CATALOG = "io.icebergdoris.spark.DorisProcedureCatalog"
 MASTER_ENV = "ICEBERG_DORIS_SPARK_MASTER"
 DEFAULT_MASTER = "local[*]"
@@ -129,11 +128,10 @@ def spark_conf(
     session was stopped), the jars cannot reach it through ``spark.jars`` any more: they are added
     to its class loader here, so call this before building the session.
     """
-    runtime = resolve_runtime_jars()
+    line = running_line()
+    runtime = resolve_runtime_jars(conf, line)
     late_properties = {"iceberg.scan.plan-in-worker-pool": "false"}
-    if runtime.native_library_path is not None:
-        late_properties["org.sqlite.lib.path"] = str(runtime.native_library_path)
-    prepare_driver_jvm(runtime.jars, late_properties)
+    prepare_driver_jvm(runtime, late_properties, conf or {})
     java_options = [
         f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
         # Iceberg's parallel scan planning (ParallelIterable) waits for its workers in 10 ms sleeps:
@@ -141,12 +139,8 @@ def spark_conf(
         # (JFR, 100-batch CDC stream). Many manifests on object storage may want it back (README).
         "-Diceberg.scan.plan-in-worker-pool=false",
     ]
-    if runtime.native_library_path is not None:
-        # The Debian SQLite JDBC driver loads its native library from here.
-        java_options.append(f"-Djava.library.path={runtime.native_library_path}")
     result = {
-        "spark.jars": ",".join(str(j) for j in runtime.jars),
-        "spark.sql.extensions": f"{ICEBERG_EXTENSIONS},{DORIS_EXTENSIONS}",
+        "spark.sql.extensions": ",".join(line.sql_extensions),
         "spark.sql.catalog.doris": DORIS_PROCEDURE_CATALOG,
         "spark.sql.defaultCatalog": settings.name,
         "spark.driver.extraJavaOptions": " ".join(java_options),
@@ -155,8 +149,6 @@ def spark_conf(
         "spark.ui.showConsoleProgress": "true" if _stderr_is_terminal() else "false",
         "spark.sql.session.timeZone": "UTC",
     }
-    if runtime.packages:
-        result["spark.jars.packages"] = ",".join(runtime.packages)
     resolved_master = resolve_master(master)
     # spark.sql.shuffle.partitions is not set here: it is sized once the session runs (see
     # shuffle_sizing), so a value from spark-defaults.conf or --conf is not overridden.
@@ -178,7 +170,21 @@ def spark_conf(
             result["spark.driver.memory"] = memory
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
+    # The jar and package lists are merged, not overridden: the user's own come first.
+    result["spark.jars"] = _joined((conf or {}).get("spark.jars", ""), *(str(j) for j in runtime.jars))
+    packages = _joined((conf or {}).get("spark.jars.packages", ""), *runtime.packages)
+    if packages:
+        result["spark.jars.packages"] = packages
     return result
+
+
+def _joined(*entries: str) -> str:
+    listed: list[str] = []
+    for entry in entries:
+        for item in entry.split(","):
+            if item.strip() and item.strip() not in listed:
+                listed.append(item.strip())
+    return ",".join(listed)
 
 
 def resolve_master(master: str | None = None) -> str:
@@ -226,7 +232,7 @@ def _apply_runtime_conf(spark: "SparkSession", conf: Mapping[str, str] | None) -
 
 def _check_static_conf(spark: "SparkSession") -> None:
     extensions = spark.sparkContext.getConf().get("spark.sql.extensions", "")
-    if DORIS_EXTENSIONS not in extensions:
+    if not all(extension in extensions for extension in running_line().sql_extensions):
         raise ConfigurationError(
             "A SparkContext without the iceberg-doris extensions was already running in this "
             "process, so CALL doris.* cannot work on it. Stop it (spark.stop()) before calling "

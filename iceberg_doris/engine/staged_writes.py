@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine import spark_settings
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
-from iceberg_doris.engine.table_names import TableName
+from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.spark_lines import running_line
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -105,16 +106,28 @@ def stage_data_files(
     if int(table.operations().current().formatVersion()) >= 3:
         frame = frame.select("*", *[F.lit(None).cast("long").alias(c) for c in LINEAGE_COLUMNS])
     file_set_id = f"doris-{uuid.uuid4().hex}"
+    by_table_cache = running_line().staged_writes_by_table_cache
     try:
         # The DataFrameWriter (v1) route: Iceberg's source resolves the table with the option set,
         # which DataFrameWriterV2 does not (its column check would refuse the lineage columns).
-        writer = frame.write.format("iceberg").option(STAGE_OPTION, file_set_id)
+        writer = frame.write.format("iceberg")
+        if by_table_cache:
+            # Iceberg 1.12 on Spark 4.1: the file-set id names a table registered for the rewrite.
+            iceberg.helpers.StagedDataFiles.register(table, file_set_id)
+            target = file_set_id
+        else:
+            writer = writer.option(STAGE_OPTION, file_set_id)
+            # Named with its catalog: Spark 4's Iceberg source otherwise first tries the namespace
+            # as a catalog name, and logs the failure with a stack trace on every write.
+            target = f"{quote_identifier(iceberg.catalog_name)}.{name.sql}"
         if one_task or writers is not None:
             writer = writer.option(DISTRIBUTION_OPTION, "none")
         if fanout:
             writer = writer.option(TABLE_ORDERING_OPTION, "false").option(FANOUT_OPTION, "true")
-        writer.mode("append").save(name.sql)
+        writer.mode("append").save(target)
     finally:
+        if by_table_cache:
+            iceberg.helpers.StagedDataFiles.unregister(file_set_id)
         files = java_items(iceberg.helpers.StagedDataFiles.take(table, file_set_id))
     return files
 

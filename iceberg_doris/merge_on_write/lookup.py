@@ -45,7 +45,7 @@ from iceberg_doris.engine import key_index
 from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_locations
-from iceberg_doris.engine.iceberg_tables import iceberg_expression
+from iceberg_doris.engine.iceberg_tables import iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.faults import crash_point
@@ -214,7 +214,7 @@ def _scan_lookup(
         live = spark.createDataFrame([], _live_schema(spark, handle, shape))
         stored = None
     else:
-        table_frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+        table_frame = read_at_snapshot(spark, handle.name, snapshot_id)
         table_frame = table_frame.filter(to_sql(candidates))
         live = plan.live_rows(table_frame, batch, shape, broadcast_keys=broadcast_keys)
         stored = None
@@ -238,7 +238,7 @@ def _stored_versions(
 
     column = shape.sequence_column
     assert column is not None
-    frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql).filter(to_sql(candidates))
+    frame = read_at_snapshot(spark, handle.name, snapshot_id).filter(to_sql(candidates))
     keys = [F.col(quote_identifier(k)) for k in shape.keys]
     return frame.groupBy(*keys, F.col("_deleted")).agg(F.max(F.col(quote_identifier(column))).alias(column))
 

@@ -46,7 +46,7 @@ from iceberg_doris.engine.compaction.staging import stage_compaction
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
-from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_snapshot_id, iceberg_expression
+from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_snapshot_id, iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
@@ -183,7 +183,7 @@ def _rewrite_by_scan(
     from pyspark.sql import functions as F
 
     paths = {file_location(f) for f in data_files}
-    frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+    frame = read_at_snapshot(spark, handle.name, snapshot_id)
     # The partition filter prunes the scan to the chosen partitions; _file alone does not.
     frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
     rewritten = frame.filter(F.col("_file").isin(list(paths)))

@@ -29,7 +29,7 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.iceberg_tables import current_snapshot_id, iceberg_expression
+from iceberg_doris.engine.iceberg_tables import current_snapshot_id, iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
@@ -142,7 +142,7 @@ def _rows(spark: "SparkSession", handle: DorisTable, snapshot_id: int, scope: Pr
     """The live rows of ``snapshot_id`` in ``scope`` matching ``where``, with their file and position."""
     from pyspark.sql import functions as F
 
-    frame = spark.read.option("snapshot-id", snapshot_id).table(handle.name.sql)
+    frame = read_at_snapshot(spark, handle.name, snapshot_id)
     if scope is not TRUE:
         frame = frame.filter(to_sql(scope))
     # A NULL condition deletes nothing, as in SQL.

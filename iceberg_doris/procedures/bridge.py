@@ -14,6 +14,7 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.spark_lines import running_line
 from iceberg_doris.jvm_lookups import remember_lookups
 from iceberg_doris.local_file_system import write_local_files_without_chmod
 from iceberg_doris.py4j_sockets import send_without_delay
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 HANDLERS_CLASS = "io.icebergdoris.spark.ProcedureHandlers"
-DORIS_PARSER_CLASS = "io.icebergdoris.spark.DorisCallParser"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -119,7 +119,7 @@ def require_doris_extensions(spark: "SparkSession") -> None:
     created (or it was built without :func:`iceberg_doris.spark_conf`), so ``CALL doris.*`` and
     the procedures cannot work on it, and Spark cannot add SQL extensions to a running session."""
     parser = spark._jsparkSession.sessionState().sqlParser().getClass().getName()
-    if parser != DORIS_PARSER_CLASS:
+    if parser != running_line().session_parser:
         raise ConfigurationError(
             "This Spark session was created without the iceberg-doris SQL extensions (a notebook's or "
             "pyspark shell's own session, or one built without iceberg_doris.spark_conf()), and a running "

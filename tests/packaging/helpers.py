@@ -10,11 +10,11 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 # Tools that build jars; a machine that only runs iceberg-doris has none of them.
-BUILD_TOOLS = ("javac", "jar", "jarjar", "jshell")
+BUILD_TOOLS = ("javac", "jar", "jshell", "mvn")
 
 
 def runtime_only_path(tmp_path: Path, *extra_dirs: Path) -> str:
-    """A PATH with every command of the current PATH except the JDK's build tools and jarjar."""
+    """A PATH with every command of the current PATH except the JDK's build tools and Maven."""
     shadow = tmp_path / "runtime-bin"
     shadow.mkdir(exist_ok=True)
     for directory in os.environ.get("PATH", "").split(os.pathsep):
@@ -28,10 +28,25 @@ def runtime_only_path(tmp_path: Path, *extra_dirs: Path) -> str:
     return os.pathsep.join([str(d) for d in extra_dirs] + [str(shadow)])
 
 
+# Spark's Ivy caches (3.5: ~/.ivy2, 4.x: ~/.ivy2.5.2) and Maven's: a fresh home keeps the machine's,
+# so a subprocess does not download the Iceberg runtime again (nothing of iceberg-doris is in them).
+JAR_CACHES = (".ivy2", ".ivy2.5.2", ".m2")
+
+
+def share_jar_caches(home: Path) -> None:
+    """Links the machine's jar caches into a fresh home."""
+    for cache in JAR_CACHES:
+        source = Path.home() / cache
+        if source.is_dir() and not (home / cache).exists():
+            (home / cache).symlink_to(source)
+
+
 def user_environment(tmp_path: Path, *, path: str | None = None) -> dict[str, str]:
-    """A fresh home and no iceberg-doris or Python settings inherited from the test run."""
+    """A fresh home (sharing the machine's jar caches) and no iceberg-doris or Python settings
+    inherited from the test run."""
     home = tmp_path / "user-home"
     home.mkdir(exist_ok=True)
+    share_jar_caches(home)
     env = {
         key: value
         for key, value in os.environ.items()

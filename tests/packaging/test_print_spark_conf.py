@@ -12,6 +12,7 @@ import pyspark
 from iceberg_doris.catalog.pyiceberg_catalog import catalog
 from iceberg_doris.cli import main
 from tests.packaging.helpers import run
+from iceberg_doris.spark_lines import running_line
 from tests.packaging.test_session_entry_points import _environment
 
 
@@ -28,7 +29,7 @@ def test_properties_file_for_postgres_keeps_the_password_out(tmp_path, capsys):
     assert "jdbc.password" not in out
     assert "# No password is in this file. The PostgreSQL JDBC driver reads it from ~/.pgpass" in out
     assert "spark.sql.catalog.iceberg.uri=jdbc:postgresql://db.example:5432/lake" in out
-    assert "spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions," in out
+    assert f"spark.sql.extensions={','.join(running_line().sql_extensions)}\n" in out
 
 
 @pytest.mark.spark

@@ -4,6 +4,7 @@ spark-submit of a Python job, and a process whose JVM already ran a session with
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import pyspark
-from tests.packaging.helpers import REPOSITORY, UNIQUE_KEY_JOB, printed, run
+from tests.packaging.helpers import REPOSITORY, UNIQUE_KEY_JOB, printed, run, share_jar_caches
 
 pytestmark = pytest.mark.spark
 
@@ -23,6 +24,7 @@ def _environment(tmp_path: Path) -> dict[str, str]:
     """This checkout's package (not whatever the virtualenv has installed), a fresh home and lake."""
     home = tmp_path / "user-home"
     home.mkdir()
+    share_jar_caches(home)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ICEBERG_DORIS_", "PYSPARK", "SPARK_"))}
     env.update(HOME=str(home), ICEBERG_DORIS_HOME=str(tmp_path / "lake"), PYTHONPATH=str(REPOSITORY))
     if "ICEBERG_DORIS_JAR_CACHE" in os.environ:  # jars already built for this checkout
@@ -103,3 +105,54 @@ def test_own_builder_and_install_after_a_stopped_plain_session(tmp_path):
     result = run([sys.executable, "job.py"], cwd=folder, env=_environment(tmp_path))
 
     assert printed(result.stdout, "ROW") == ["1 z"]
+
+
+LOCAL_JARS_JOB = """
+import json, sys
+import iceberg_doris
+from iceberg_doris import doris
+
+jars = ",".join(json.loads(open("jars.json").read()))
+spark = iceberg_doris.session(conf={"spark.jars": jars})
+print("PACKAGES", spark.sparkContext.getConf().get("spark.jars.packages", "none"))
+spark.sql("CREATE NAMESPACE shop")
+doris.create_table(spark, ddl=\"\"\"CREATE TABLE shop.users (id BIGINT NOT NULL, name VARCHAR(20))
+    UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1\"\"\")
+doris.load(spark, table="shop.users", query="SELECT * FROM VALUES (1, 'a') AS t(id, name)")
+doris.load(spark, table="shop.users", query="SELECT * FROM VALUES (1, 'z') AS t(id, name)")
+for row in spark.sql("SELECT id, name FROM shop.users").collect():
+    print("ROW", row.id, row.name)
+"""
+
+
+def test_local_jars_in_spark_jars_replace_the_maven_packages(spark, tmp_path):
+    """The override for machines without Maven Central: the jars a user downloaded, under their
+    Maven file names, listed in spark.jars. The job's home has no jar cache, so nothing it runs
+    could come from Ivy."""
+    from iceberg_doris.spark_lines import POSTGRES_JDBC_PACKAGE, SQLITE_JDBC_PACKAGE, running_line
+
+    jvm = spark.sparkContext._jvm
+    downloaded = tmp_path / "downloaded"
+    downloaded.mkdir()
+    jars = []
+    for class_name, package in (
+        ("org.apache.iceberg.spark.SparkCatalog", running_line().iceberg_package),
+        ("org.sqlite.JDBC", SQLITE_JDBC_PACKAGE),
+        ("org.postgresql.Driver", POSTGRES_JDBC_PACKAGE),
+    ):
+        source = jvm.java.lang.Class.forName(class_name).getProtectionDomain().getCodeSource().getLocation().getPath()
+        _group, artifact, version = package.split(":")
+        jar = downloaded / f"{artifact}-{version}.jar"
+        jar.write_bytes(Path(source).read_bytes())
+        jars.append(str(jar))
+    folder = _write_job(tmp_path, LOCAL_JARS_JOB)
+    (folder / "jars.json").write_text(json.dumps(jars))
+    env = _environment(tmp_path)
+    for cache in (".ivy2", ".ivy2.5.2", ".m2"):
+        (Path(env["HOME"]) / cache).unlink()
+
+    result = run([sys.executable, "job.py"], cwd=folder, env=env)
+
+    assert printed(result.stdout, "PACKAGES") == ["none"]
+    assert printed(result.stdout, "ROW") == ["1 z"]
+    assert not (Path(env["HOME"]) / ".ivy2.5.2").exists() and not (Path(env["HOME"]) / ".ivy2").exists()

@@ -1,5 +1,6 @@
 """The wheel and sdist the project's own build makes: self-contained, they run a load on a machine
-(here: a PATH) without javac or jarjar, from a fresh virtualenv, away from the source tree."""
+(here: a PATH) without javac or Maven, from fresh virtualenvs with PySpark 4.1 and 3.5, away from
+the source tree."""
 
 from __future__ import annotations
 
@@ -26,14 +27,14 @@ from tests.packaging.helpers import (
     user_environment,
 )
 
-# Building the wheel and a fresh virtualenv installs PySpark twice (~7 minutes): too slow for every
+# Building the wheel (Maven, once per Spark line) and two fresh virtualenvs installing PySpark: too slow for every
 # CI run, so `make test-wheel` (ICEBERG_DORIS_WHEEL_TEST=1) runs it; the rest of tests/packaging
 # (spark-submit, an existing session, --print-spark-conf) runs always.
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.skipif(
         os.environ.get("ICEBERG_DORIS_WHEEL_TEST") != "1",
-        reason="builds and installs the wheel (~7 min): run with ICEBERG_DORIS_WHEEL_TEST=1 (make test-wheel)",
+        reason="builds and installs the wheel (minutes): run with ICEBERG_DORIS_WHEEL_TEST=1 (make test-wheel)",
     ),
 ]
 
@@ -63,38 +64,44 @@ def distribution(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"wheel": wheels[0], "sdist": sdists[0], "work": work}
 
 
-def test_wheel_ships_the_jars_and_logging_config(distribution):
+def test_wheel_ships_a_bridge_per_spark_line_and_the_logging_config(distribution):
+    from iceberg_doris.spark_lines import SUPPORTED
+
     with zipfile.ZipFile(distribution["wheel"]) as wheel:
         names = set(wheel.namelist())
-        manifest = json.loads(wheel.read("iceberg_doris/_jars/shipped.json"))
-        with wheel.open(f"iceberg_doris/_jars/{manifest['bridge']}") as bridge:
-            bridge_classes = set(zipfile.ZipFile(bridge).namelist())
-        with wheel.open(f"iceberg_doris/_jars/{manifest['jackson']}") as jackson:
-            jackson_classes = set(zipfile.ZipFile(jackson).namelist())
+        manifest = json.loads(wheel.read("iceberg_doris/_jars/shipped.json"))["bridge"]
+        classes = {}
+        for line, jar in manifest.items():
+            with wheel.open(f"iceberg_doris/_jars/{jar}") as bridge:
+                classes[line] = set(zipfile.ZipFile(bridge).namelist())
     assert "iceberg_doris/catalog/log4j2.properties" in names
+    assert sorted(manifest) == sorted(line.line for line in SUPPORTED)
     assert sorted(n for n in names if n.startswith("iceberg_doris/_jars/")) == sorted(
-        f"iceberg_doris/_jars/{n}" for n in ("shipped.json", manifest["bridge"], manifest["jackson"])
+        ["iceberg_doris/_jars/shipped.json"] + [f"iceberg_doris/_jars/{jar}" for jar in manifest.values()]
     )
-    assert "io/icebergdoris/spark/DorisSparkSessionExtensions.class" in bridge_classes
-    assert "org/apache/iceberg/shaded/com/fasterxml/jackson/core/JsonFactoryBuilder.class" in jackson_classes
+    for line in SUPPORTED:
+        assert "io/icebergdoris/spark/DorisProcedureCatalog.class" in classes[line.line]
+        assert ("io/icebergdoris/spark/DorisCallParser.class" in classes[line.line]) is (not line.native_call)
 
 
 def test_sdist_carries_what_the_wheel_build_needs(distribution):
     with tarfile.open(distribution["sdist"]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    assert {"setup.py", "build_support/iceberg_doris_build.py", "iceberg_doris/catalog/log4j2.properties"} <= names
-    assert "jvm/src/main/java/io/icebergdoris/spark/DorisSparkSessionExtensions.java" in names
-    assert not any(name.startswith("iceberg_doris/_jars/") for name in names)
+    assert {"setup.py", "build_support/iceberg_doris_build.py", "iceberg_doris/catalog/log4j2.properties", "jvm/pom.xml"} <= names
+    assert "jvm/src/spark4/java/io/icebergdoris/spark/DorisProcedureCatalog.java" in names
+    assert "jvm/src/spark3/java/io/icebergdoris/spark/DorisSparkSessionExtensions.java" in names
+    assert not any(name.startswith(("iceberg_doris/_jars/", "jvm/target/")) for name in names)
 
 
-def test_installed_wheel_runs_a_unique_key_load_without_javac_or_jarjar(distribution, tmp_path):
+@pytest.mark.parametrize("pyspark_pin", ["pyspark>=4.1,<4.2", "pyspark>=3.5,<3.6"])
+def test_installed_wheel_runs_a_unique_key_load_without_javac_or_maven(distribution, tmp_path, pyspark_pin):
     venv = make_venv(tmp_path / "venv")
-    run([str(python_of(venv)), "-m", "pip", "install", "-q", str(distribution["wheel"])], cwd=tmp_path,
+    run([str(python_of(venv)), "-m", "pip", "install", "-q", str(distribution["wheel"]), pyspark_pin], cwd=tmp_path,
         env=installer_environment(tmp_path))
     path = runtime_only_path(tmp_path, venv / "bin")
     assert shutil.which("javac", path=path) is None and shutil.which("java", path=path) is not None
+    assert shutil.which("mvn", path=path) is None
     env = user_environment(tmp_path, path=path)
-    env["ICEBERG_DORIS_JARJAR"] = str(tmp_path / "no-jarjar.jar")  # the Debian jar must not be needed
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "job.py").write_text(UNIQUE_KEY_JOB)
@@ -105,5 +112,5 @@ def test_installed_wheel_runs_a_unique_key_load_without_javac_or_jarjar(distribu
     assert printed(result.stdout, "ROW") == ["1 a", "2 B", "3 c"]
     [module] = printed(result.stdout, "MODULE")
     assert Path(module).is_relative_to(venv)
-    built_anywhere = list((tmp_path / "user-home").rglob("*.jar"))
+    built_anywhere = [jar for jar in (tmp_path / "user-home").rglob("iceberg-doris-bridge*.jar")]
     assert built_anywhere == [], "the installed package built jars instead of using the shipped ones"

@@ -3,6 +3,7 @@ package io.icebergdoris.iceberg;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.function.BiFunction;
 import org.apache.hadoop.conf.Configuration;
@@ -65,9 +66,14 @@ final class EntryParquetWriter {
     try {
       // Without Hadoop's default resources: parsing them again for each entry showed in profiles,
       // and nothing an entry's writer reads is set there.
-      return (FileAppender<InternalRow>) writerConstructor().newInstance(
-          new Configuration(false), file, schema, type, ROW_GROUP_BYTES, metadata, rows, CompressionCodecName.SNAPPY,
-          properties, MetricsConfig.getDefault(), ParquetFileWriter.Mode.OVERWRITE, null);
+      Constructor<?> constructor = writerConstructor();
+      Object[] arguments = {
+        new Configuration(false), file, schema, type, ROW_GROUP_BYTES, metadata, rows, CompressionCodecName.SNAPPY,
+        properties, MetricsConfig.getDefault(), ParquetFileWriter.Mode.OVERWRITE, null, false
+      };
+      // Iceberg 1.12 added a last argument (track row groups' uncompressed size; false, its default).
+      return (FileAppender<InternalRow>) constructor.newInstance(
+          Arrays.copyOf(arguments, constructor.getParameterCount()));
     } catch (InvocationTargetException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException) {
@@ -87,17 +93,26 @@ final class EntryParquetWriter {
     if (known != null) {
       return known;
     }
+    Class<?>[] parameters = {
+      Configuration.class, OutputFile.class, Schema.class, MessageType.class, long.class, Map.class, BiFunction.class,
+      CompressionCodecName.class, ParquetProperties.class, MetricsConfig.class, ParquetFileWriter.Mode.class,
+      FileEncryptionProperties.class, boolean.class
+    };
     try {
-      Constructor<?> constructor = Class.forName("org.apache.iceberg.parquet.ParquetWriter").getDeclaredConstructor(
-          Configuration.class, OutputFile.class, Schema.class, MessageType.class, long.class, Map.class, BiFunction.class,
-          CompressionCodecName.class, ParquetProperties.class, MetricsConfig.class, ParquetFileWriter.Mode.class,
-          FileEncryptionProperties.class);
+      Class<?> parquetWriter = Class.forName("org.apache.iceberg.parquet.ParquetWriter");
+      Constructor<?> constructor;
+      try {
+        constructor = parquetWriter.getDeclaredConstructor(parameters); // Iceberg 1.12
+      } catch (NoSuchMethodException e) {
+        constructor = parquetWriter.getDeclaredConstructor(Arrays.copyOf(parameters, parameters.length - 1));
+      }
       constructor.setAccessible(true);
       writer = constructor;
       return constructor;
     } catch (ReflectiveOperationException e) {
-      // This Iceberg runtime's writer takes other arguments: the bridge is built for Iceberg 1.10.
-      throw new IllegalStateException("Iceberg's Parquet writer is not the one this bridge was built for (Iceberg 1.10)", e);
+      // This Iceberg runtime's writer takes other arguments than Iceberg 1.10 to 1.12's.
+      throw new IllegalStateException(
+          "Iceberg's Parquet writer is not one this bridge knows (Iceberg 1.10 to 1.12): key-index entries cannot be written", e);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.icebergdoris.iceberg;
 
+import io.icebergdoris.spark.SparkCompat;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -239,7 +240,7 @@ public final class KeyIndexRows {
       serializable.destroy();
       throw e;
     }
-    Dataset<Row> frame = spark.internalCreateDataFrame(rows.flatMap(new Unpacked(type.size())).rdd(), type, false);
+    Dataset<Row> frame = SparkCompat.fromInternalRows(spark, rows.flatMap(new Unpacked(type.size())).rdd(), type);
     return new Read(frame, rows, serializable, count);
   }
 

@@ -24,7 +24,6 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.types.DataTypeUtils;
 import org.apache.spark.sql.catalyst.util.TypeUtils;
-import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SQLExecutionRDD;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.AtomicType;
@@ -179,9 +178,8 @@ public final class GroupCounts {
     }
     StructType resultSchema = new StructType(fields.toArray(new StructField[0]));
     List<Attribute> attributes = new ArrayList<>(JavaConverters.seqAsJavaList(DataTypeUtils.toAttributes(resultSchema)));
-    LocalRelation relation = new LocalRelation(
-        JavaConverters.asScalaBuffer(attributes).toSeq(), JavaConverters.asScalaBuffer(rows).toSeq(), false);
-    return new Folded(Dataset.ofRows(frame.sparkSession(), relation), chunks);
+    LocalRelation relation = SparkCompat.localRelation(attributes, rows);
+    return new Folded(SparkCompat.ofRows(frame.sparkSession(), relation), chunks);
   }
 
   /**
@@ -191,7 +189,7 @@ public final class GroupCounts {
    */
   static RDD<InternalRow> rows(Dataset<Row> frame) {
     SparkSession spark = frame.sparkSession();
-    SparkPlan plan = QueryExecution.prepareExecutedPlan(spark, frame.queryExecution().sparkPlan().clone());
+    SparkPlan plan = SparkCompat.prepareExecutedPlan(spark, frame.queryExecution().sparkPlan().clone());
     return new SQLExecutionRDD(plan.execute(), spark.sessionState().conf());
   }
 

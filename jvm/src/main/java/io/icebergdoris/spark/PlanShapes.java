@@ -71,7 +71,7 @@ public final class PlanShapes {
     }
     LogicalPlan plan = frame.queryExecution().withCachedData();
     LogicalPlan streamed = streamedSide(plan);
-    Dataset<Row> read = streamed == plan ? frame : Dataset.ofRows(frame.sparkSession(), streamed);
+    Dataset<Row> read = streamed == plan ? frame : SparkCompat.ofRows(frame.sparkSession(), streamed);
     return GroupCounts.rows(read).getNumPartitions();
   }
 

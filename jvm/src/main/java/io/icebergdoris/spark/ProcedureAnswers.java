@@ -9,12 +9,9 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
-import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.IntegerType;
@@ -27,42 +24,16 @@ import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * A procedure whose body is Python. It declares one string parameter, the JSON argument object that
- * {@link DorisCallParser} builds; the Python side binds it to the procedure's real parameters.
+ * One call of a Python procedure, the same on every Spark line: the JSON argument object goes to
+ * the Python handler, its answer comes back as rows of the procedure's output type, or as the
+ * user-facing {@link DorisProcedureException} the Python side raised.
  */
-final class PythonProcedure implements Procedure {
+final class ProcedureAnswers {
 
-  static final String ARGUMENTS = "arguments_json";
+  private ProcedureAnswers() {}
 
-  private final String name;
-  private final StructType output;
-  private final String description;
-
-  PythonProcedure(String name, StructType output, String description) {
-    this.name = name;
-    this.output = output;
-    this.description = description;
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return new ProcedureParameter[] {ProcedureParameter.required(ARGUMENTS, DataTypes.StringType)};
-  }
-
-  @Override
-  public StructType outputType() {
-    return output;
-  }
-
-  @Override
-  public String description() {
-    return description;
-  }
-
-  @Override
-  public InternalRow[] call(InternalRow args) {
-    String arguments = args.isNullAt(0) ? "{}" : args.getUTF8String(0).toString();
-    JsonNode answer = Json.parse(ProcedureHandlers.current().call(name, arguments));
+  static InternalRow[] call(String procedure, String argumentsJson, StructType output) {
+    JsonNode answer = Json.parse(ProcedureHandlers.current().call(procedure, argumentsJson));
     if (answer.has("error")) {
       JsonNode error = answer.get("error");
       throw new DorisProcedureException(
@@ -70,12 +41,12 @@ final class PythonProcedure implements Procedure {
     }
     List<InternalRow> rows = new ArrayList<>();
     for (JsonNode row : answer.get("rows")) {
-      rows.add(toRow(row));
+      rows.add(toRow(row, output));
     }
     return rows.toArray(new InternalRow[0]);
   }
 
-  private InternalRow toRow(JsonNode values) {
+  static InternalRow toRow(JsonNode values, StructType output) {
     StructField[] fields = output.fields();
     Object[] cells = new Object[fields.length];
     for (int i = 0; i < fields.length; i++) {
@@ -85,7 +56,7 @@ final class PythonProcedure implements Procedure {
   }
 
   /** Python sends dates as epoch days and timestamps as epoch microseconds. */
-  private static Object toCatalyst(JsonNode value, DataType type) {
+  static Object toCatalyst(JsonNode value, DataType type) {
     if (value == null || value.isNull()) {
       return null;
     }

@@ -1,0 +1,44 @@
+package io.icebergdoris.spark;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.execution.QueryExecution;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.types.StructType;
+import scala.collection.JavaConverters;
+
+/**
+ * The few Spark internals whose Java signatures differ between Spark lines (Spark 3.5 here,
+ * Scala 2.12); {@code src/spark4} has the same class for Spark 4.
+ */
+public final class SparkCompat {
+
+  private SparkCompat() {}
+
+  public static Dataset<Row> ofRows(SparkSession spark, LogicalPlan plan) {
+    return Dataset.ofRows(spark, plan);
+  }
+
+  public static Dataset<Row> fromInternalRows(SparkSession spark, RDD<InternalRow> rows, StructType type) {
+    return spark.internalCreateDataFrame(rows, type, false);
+  }
+
+  public static SparkPlan prepareExecutedPlan(SparkSession spark, SparkPlan plan) {
+    return QueryExecution.prepareExecutedPlan(spark, plan);
+  }
+
+  public static LocalRelation localRelation(List<Attribute> output, List<InternalRow> rows) {
+    return new LocalRelation(
+        JavaConverters.asScalaBuffer(new ArrayList<>(output)).toSeq(),
+        JavaConverters.asScalaBuffer(new ArrayList<>(rows)).toSeq(),
+        false);
+  }
+}

@@ -1,0 +1,46 @@
+package io.icebergdoris.spark;
+
+import java.util.List;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.execution.QueryExecution;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The few Spark internals whose Java signatures differ between Spark lines (Spark 4, Scala 2.13:
+ * the classic session and Dataset classes); {@code src/spark3} has the same class for Spark 3.5.
+ */
+public final class SparkCompat {
+
+  private SparkCompat() {}
+
+  public static Dataset<Row> ofRows(SparkSession spark, LogicalPlan plan) {
+    return org.apache.spark.sql.classic.Dataset.ofRows(classic(spark), plan);
+  }
+
+  public static Dataset<Row> fromInternalRows(SparkSession spark, RDD<InternalRow> rows, StructType type) {
+    return classic(spark).internalCreateDataFrame(rows, type, false);
+  }
+
+  public static SparkPlan prepareExecutedPlan(SparkSession spark, SparkPlan plan) {
+    return QueryExecution.prepareExecutedPlan(classic(spark), plan);
+  }
+
+  public static LocalRelation localRelation(List<Attribute> output, List<InternalRow> rows) {
+    return new LocalRelation(
+        CollectionConverters.asScala(output).toSeq(), CollectionConverters.asScala(rows).toSeq(), false, Option.empty());
+  }
+
+  private static org.apache.spark.sql.classic.SparkSession classic(SparkSession spark) {
+    return (org.apache.spark.sql.classic.SparkSession) spark;
+  }
+}
