@@ -9,6 +9,12 @@ took that load from 4.62 s to 3.64 s and the 100k-row one from 1.66 s to 1.35 s 
 and 10 interleaved loads into a 10M-row table). An uncompressed cache holds a load's rows in about
 their Parquet-decoded size; rows that do not fit go to disk (the load persists them
 ``MEMORY_AND_DISK``), never lost.
+
+Non-ANSI SQL (``spark.sql.ansi.enabled``, false on Spark 3.5, true from Spark 4): Doris's load
+rules are built on casts that turn a value that does not convert into NULL (then filtered, or kept
+where the column allows it and strict mode is off), as Spark 3.5's casts do; with ANSI casts the same
+value fails the whole load. Setting it to true yourself keeps ANSI for your own SQL, and a load
+with an unconvertible value then fails instead of filtering that row.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 CACHE_COMPRESSION = "spark.sql.inMemoryColumnarStorage.compressed"
-DEFAULTS = {CACHE_COMPRESSION: "false"}
+ANSI = "spark.sql.ansi.enabled"
+DEFAULTS = {CACHE_COMPRESSION: "false", ANSI: "false"}
 
 log = logging.getLogger(__name__)
 

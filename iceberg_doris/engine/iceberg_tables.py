@@ -374,7 +374,37 @@ def table_property(table: JavaObject, key: str) -> str | None:
     return str(value) if value is not None else None
 
 
-def read_at_snapshot(spark: Any, name: TableName, snapshot_id: int) -> Any:
-    """The table's rows as of one snapshot, as a DataFrame. ``VERSION AS OF`` reads the same on
-    every Spark line (Spark 4's Iceberg refuses the older ``snapshot-id`` read option)."""
-    return spark.sql(f"SELECT * FROM {name.sql} VERSION AS OF {int(snapshot_id)}")
+def read_at_snapshot(spark: Any, name: TableName, table: JavaObject, snapshot_id: int) -> Any:
+    """The table's rows as of one snapshot, under the table's current schema, as a DataFrame.
+
+    ``VERSION AS OF`` reads the same on every Spark line (Spark 4's Iceberg refuses the older
+    ``snapshot-id`` read option), but with the schema the snapshot was written under: a column
+    renamed or added since (a rename commits no snapshot) would be missing by its current name.
+    Columns are matched by field id, as Iceberg matches them, and added ones read as NULL.
+
+    Iceberg (1.12 on Spark 4.1 at least) binds a filter pushed into such a scan against the
+    current schema while the scan reads the snapshot's, so a filter on a renamed column fails the
+    query. The renamed projection is therefore nondeterministic in form (a ``rand`` that never
+    changes a value), which Spark never pushes a filter through: the scan reads the snapshot whole
+    and the filter runs on its rows. Only reads across a schema change pay for that."""
+    from pyspark.sql import functions as F
+
+    frame = spark.sql(f"SELECT * FROM {name.sql} VERSION AS OF {int(snapshot_id)}")
+    current = table.schema()
+    snapshot_schema_id = table.snapshot(int(snapshot_id)).schemaId()
+    if snapshot_schema_id is None or int(snapshot_schema_id) == int(current.schemaId()):
+        return frame
+    old = table.schemas().get(snapshot_schema_id)
+    old_names = {int(field.fieldId()): str(field.name()) for field in old.columns()}
+    always = F.rand(0) >= 0  # true for every row, and nondeterministic: a barrier to pushdown
+    columns = []
+    for field in current.columns():
+        new_name = str(field.name())
+        old_name = old_names.get(int(field.fieldId()))
+        if old_name is None:  # added since the snapshot: no file of it holds the column
+            spark_type = str(spark.sparkContext._jvm.org.apache.iceberg.spark.SparkSchemaUtil.convert(field.type()).sql())
+            columns.append(F.lit(None).cast(spark_type).alias(new_name))
+        else:
+            column = F.col(quote_identifier(old_name))
+            columns.append(F.when(always, column).otherwise(column).alias(new_name))
+    return frame.select(*columns)

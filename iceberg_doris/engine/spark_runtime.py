@@ -57,3 +57,14 @@ def _list_data_files(fs: Any, directory: Any, names: list[str], *, depth: int) -
             _list_data_files(fs, child.getPath(), names, depth=depth + 1)
         else:
             names.append(child_name)
+
+
+def check_expression_syntax(text: str) -> None:
+    """Parses ``text`` as a Spark SQL expression in the active session, raising PySpark's
+    ``ParseException`` if it is not one. Spark 4's ``F.expr`` parses only when the query is
+    analysed, so a syntax error would otherwise surface later, worded as an evaluation failure."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is not None:
+        spark._jsparkSession.sessionState().sqlParser().parseExpression(text)

@@ -52,6 +52,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.engine.spark_runtime import check_expression_syntax
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.column_mapping import ColumnMapping
 from iceberg_doris.loading.source import MALFORMED_COLUMN, source_info, spark_error_message
@@ -691,6 +692,7 @@ def _parsed(expression: str, what: str) -> "Column":
     from pyspark.sql import functions as F
 
     try:
+        check_expression_syntax(expression)
         return F.expr(expression)
     except PySparkException as exc:
         raise LoadError(f"{what} is not a valid expression: {spark_error_message(exc)}") from None

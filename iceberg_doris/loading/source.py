@@ -610,7 +610,8 @@ def _boolean(value: Any, name: str) -> bool:
 
 
 def _error_class(exc: BaseException) -> str | None:
-    getter = getattr(exc, "getErrorClass", None)
+    # PySpark 4 names it the condition and deprecates getErrorClass (a warning); 3.5 has only that.
+    getter = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
     try:
         return getter() if getter is not None else None
     except Exception:  # noqa: BLE001

@@ -214,7 +214,7 @@ def _scan_lookup(
         live = spark.createDataFrame([], _live_schema(spark, handle, shape))
         stored = None
     else:
-        table_frame = read_at_snapshot(spark, handle.name, snapshot_id)
+        table_frame = read_at_snapshot(spark, handle.name, handle.table, snapshot_id)
         table_frame = table_frame.filter(to_sql(candidates))
         live = plan.live_rows(table_frame, batch, shape, broadcast_keys=broadcast_keys)
         stored = None
@@ -238,7 +238,7 @@ def _stored_versions(
 
     column = shape.sequence_column
     assert column is not None
-    frame = read_at_snapshot(spark, handle.name, snapshot_id).filter(to_sql(candidates))
+    frame = read_at_snapshot(spark, handle.name, handle.table, snapshot_id).filter(to_sql(candidates))
     keys = [F.col(quote_identifier(k)) for k in shape.keys]
     return frame.groupBy(*keys, F.col("_deleted")).agg(F.max(F.col(quote_identifier(column))).alias(column))
 

@@ -183,7 +183,7 @@ def _rewrite_by_scan(
     from pyspark.sql import functions as F
 
     paths = {file_location(f) for f in data_files}
-    frame = read_at_snapshot(spark, handle.name, snapshot_id)
+    frame = read_at_snapshot(spark, handle.name, handle.table, snapshot_id)
     # The partition filter prunes the scan to the chosen partitions; _file alone does not.
     frame = frame.filter(to_sql(predicate)) if predicate is not TRUE else frame
     rewritten = frame.filter(F.col("_file").isin(list(paths)))

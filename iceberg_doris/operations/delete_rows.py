@@ -142,7 +142,7 @@ def _rows(spark: "SparkSession", handle: DorisTable, snapshot_id: int, scope: Pr
     """The live rows of ``snapshot_id`` in ``scope`` matching ``where``, with their file and position."""
     from pyspark.sql import functions as F
 
-    frame = read_at_snapshot(spark, handle.name, snapshot_id)
+    frame = read_at_snapshot(spark, handle.name, handle.table, snapshot_id)
     if scope is not TRUE:
         frame = frame.filter(to_sql(scope))
     # A NULL condition deletes nothing, as in SQL.

@@ -11,6 +11,7 @@ import pytest
 
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.catalog.spark_session import spark_conf
+from iceberg_doris.spark_lines import running_line
 
 LISTEN = "0A"  # TCP state in /proc/net/tcp
 
@@ -90,9 +91,10 @@ def test_spark_rpc_and_block_manager_refuse_a_client_without_the_secret(spark):
     jvm = spark._jvm
     env = spark._jsc.sc().env()
     ports = {"rpc": env.rpcEnv().address().port(), "block manager": env.blockManager().blockManagerId().port()}
-    stranger_conf = jvm.org.apache.spark.network.netty.SparkTransportConf.fromSparkConf(
-        jvm.org.apache.spark.SparkConf(False), "rpc", 1, jvm.scala.Option.empty()
-    )
+    transport = jvm.org.apache.spark.network.netty.SparkTransportConf
+    # Spark 4 added the TLS options as a fifth argument (None: plain, as Spark 3.5's).
+    extra = [jvm.scala.Option.empty()] if not running_line().line.startswith("3.") else []
+    stranger_conf = transport.fromSparkConf(jvm.org.apache.spark.SparkConf(False), "rpc", 1, jvm.scala.Option.empty(), *extra)
     context = jvm.org.apache.spark.network.TransportContext(stranger_conf, jvm.org.apache.spark.network.server.NoOpRpcHandler())
     factory = context.createClientFactory()
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iceberg_doris.session_defaults import CACHE_COMPRESSION, apply_session_defaults
+from iceberg_doris.session_defaults import ANSI, CACHE_COMPRESSION, apply_session_defaults
 
 pytestmark = pytest.mark.spark
 
@@ -29,3 +29,10 @@ def test_an_unset_value_gets_the_default(spark):
         assert spark.conf.get(CACHE_COMPRESSION) == "false"
     finally:
         spark.conf.set(CACHE_COMPRESSION, "false")
+
+
+def test_the_session_casts_as_doris_loads_need_on_every_spark_line(spark):
+    """Spark 4 turned ANSI SQL on by default; a load's unconvertible value must become NULL (then
+    filtered), as on Spark 3.5, not fail the query."""
+    assert spark.conf.get(ANSI) == "false"
+    assert spark.sql("SELECT CAST('x' AS BIGINT) AS v").collect()[0].v is None

@@ -132,6 +132,7 @@ def test_local_jars_in_spark_jars_replace_the_maven_packages(spark, tmp_path):
     from iceberg_doris.spark_lines import POSTGRES_JDBC_PACKAGE, SQLITE_JDBC_PACKAGE, running_line
 
     jvm = spark.sparkContext._jvm
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()  # where spark.jars land
     downloaded = tmp_path / "downloaded"
     downloaded.mkdir()
     jars = []
@@ -140,7 +141,7 @@ def test_local_jars_in_spark_jars_replace_the_maven_packages(spark, tmp_path):
         ("org.sqlite.JDBC", SQLITE_JDBC_PACKAGE),
         ("org.postgresql.Driver", POSTGRES_JDBC_PACKAGE),
     ):
-        source = jvm.java.lang.Class.forName(class_name).getProtectionDomain().getCodeSource().getLocation().getPath()
+        source = jvm.java.lang.Class.forName(class_name, False, loader).getProtectionDomain().getCodeSource().getLocation().getPath()
         _group, artifact, version = package.split(":")
         jar = downloaded / f"{artifact}-{version}.jar"
         jar.write_bytes(Path(source).read_bytes())

@@ -23,6 +23,7 @@ from pyspark.errors import AnalysisException, IllegalArgumentException
 
 from iceberg_doris import doris
 from iceberg_doris.engine.iceberg_java import IcebergJava
+from iceberg_doris.spark_lines import running_line
 from iceberg_doris.errors import (
     DdlSyntaxError,
     DorisError,
@@ -139,6 +140,8 @@ def sql(case_id: str, table: str | None, statement: str, message: str, error: ty
     return Case(case_id, table, ("sql", statement), error, message)
 
 
+NATIVE_CALL = running_line().native_call  # Spark 4: CALL is Spark's own
+
 DUP = "{ns}.dup"
 UNIQ = "{ns}.uniq"
 FLAT = "{ns}.flat"
@@ -162,8 +165,12 @@ CASES = [
     py("null-table-argument", "dup", "load", {"table": None, "query": Q_DUP}, ProcedureArgumentError, r"^Missing required parameters: \[table\]"),
     sql("mixed-named-and-positional", "dup", f"CALL doris.load('{DUP}', query => \"{Q_DUP}\")", r"Named and positional arguments cannot be mixed\. Usage"),
     sql("too-many-positional", None, f"CALL doris.describe('{DUP}', 'extra')", r"Too many arguments for procedure\. Usage: doris\.describe\(table string\)"),
-    sql("duplicate-named", None, f"CALL doris.describe(table => '{DUP}', table => '{UNIQ}')", r"Duplicate procedure argument: table"),
-    sql("unknown-procedure", None, "CALL doris.no_such_thing()", r"Procedure doris\.no_such_thing not found\. Known procedures: .*CALL doris\.help\(\)", AnalysisException),
+    # Spark 4 checks named arguments itself, in its own words (its CALL binds them).
+    sql("duplicate-named", None, f"CALL doris.describe(table => '{DUP}', table => '{UNIQ}')",
+        r"multiple argument assignments to the same parameter name `table`" if NATIVE_CALL else r"Duplicate procedure argument: table",
+        AnalysisException if NATIVE_CALL else IllegalArgumentException),
+    sql("unknown-procedure", None, "CALL doris.no_such_thing()", r"Procedure doris\.no_such_thing not found\. Known procedures: .*CALL doris\.help\(\)",
+        IllegalArgumentException if NATIVE_CALL else AnalysisException),
     py("help-unknown-procedure", None, "help", {"procedure": "no_such_thing"}, UnknownProcedureError, r"Procedure doris\.no_such_thing not found"),
     py("wrong-type-ratio-text", "dup", "load", {"table": DUP, "query": Q_DUP, "max_filter_ratio": "lots"}, ProcedureArgumentError,
        r"^Wrong arg type for max_filter_ratio: cannot cast string to double"),

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from iceberg_doris import doris
+from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.safe_paths import path_segment
 from iceberg_doris.errors import DorisError, InvalidTableDefinitionError, PartitionError, ProcedureArgumentError
 
@@ -94,11 +95,17 @@ def test_hostile_names_are_refused_or_stored_harmlessly(spark, lake_home, escape
             continue
         with pytest.raises(DorisError, match=r"Incorrect table name|Empty quoted identifier"):
             doris.create_table(spark, ddl=f"CREATE TABLE {ns}.{quoted} (k INT) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    # Namespaces another engine made (no folder yet), through Iceberg's catalog API: Spark 4's SQL
+    # refuses some of these names itself.
+    catalog = IcebergJava(spark).catalog()
+    namespace_of = spark.sparkContext._jvm.org.apache.iceberg.catalog.Namespace
     for name in ["bad ns", "x" * 300, "../../etc", "tab\there"]:
-        spark.sql(f"CREATE NAMESPACE `{name}`")  # a namespace another engine made: no folder yet
+        levels = spark.sparkContext._gateway.new_array(spark.sparkContext._jvm.java.lang.String, 1)
+        levels[0] = name
+        catalog.createNamespace(namespace_of.of(levels))
         with pytest.raises(InvalidTableDefinitionError, match=r"^Incorrect database name"):
             doris.create_table(spark, ddl=f"CREATE TABLE `{name}`.t (k INT) DISTRIBUTED BY HASH(k) BUCKETS 1")
-        spark.sql(f"DROP NAMESPACE `{name}`")
+        catalog.dropNamespace(namespace_of.of(levels))
     assert sorted(r[0] for r in spark.sql(f"SHOW TABLES IN {ns}").select("tableName").collect()) == ["victim", "标签"]
 
     # 3. Tables another engine made with odd names still work, and their error rows land in

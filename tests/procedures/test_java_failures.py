@@ -40,7 +40,7 @@ def test_a_data_file_deleted_by_hand_is_named_with_the_fix(spark, namespace, req
     assert snapshot_count(spark, table) == before
     with pytest.raises(IllegalArgumentException) as through_sql:
         spark.sql(f"CALL doris.load(table => '{table}', query => \"SELECT 1 AS k, 'n' AS v, 3 AS s\")").collect()
-    assert through_sql.value.desc.startswith("doris.load failed: a file the table references is missing (")
+    assert str(through_sql.value).startswith("doris.load failed: a file the table references is missing (")
 
 
 def test_a_value_spark_cannot_compute_is_named_with_the_fix(spark, namespace):

@@ -28,7 +28,7 @@ def sql_error(spark: Any, statement: str) -> str:
     """The message a failing ``CALL`` raises: PySpark shows ours as IllegalArgumentException."""
     with pytest.raises(IllegalArgumentException) as raised:
         spark.sql(statement).collect()
-    return raised.value.desc
+    return str(raised.value)
 
 
 def snapshot_count(spark: Any, table: str) -> int:

@@ -431,7 +431,7 @@ public final class KeyIndexRows {
       InputFile input, Schema projection, NameMapping mapping, long start, long length, DataType[] types, UTF8String location,
       long[] positions, Object[][] leading, int at, long position, List<InternalRow> result) {
     Parquet.ReadBuilder builder = split(input, projection, mapping, start, length)
-        .createBatchedReaderFunc(fileSchema -> VectorizedSparkParquetReaders.buildReader(projection, fileSchema, Map.of(), null))
+        .createBatchedReaderFunc(fileSchema -> VectorizedSparkParquetReaders.buildReader(projection, fileSchema, Map.of()))
         .recordsPerBatch(BATCH_ROWS);
     try (CloseableIterable<ColumnarBatch> batches = builder.build()) {
       for (ColumnarBatch batch : batches) {

@@ -272,7 +272,7 @@ public final class OrderedRewrite {
       if (flat(schema)) {
         // Flat rows: Iceberg's vectorized reader (as Spark's scans and rewrite_data_files use), a batch at a time.
         read = read.createBatchedReaderFunc(
-                fileSchema -> VectorizedSparkParquetReaders.buildReader(schema, fileSchema, constants, null))
+                fileSchema -> VectorizedSparkParquetReaders.buildReader(schema, fileSchema, constants))
             .recordsPerBatch(BATCH_ROWS);
         try (CloseableIterable<ColumnarBatch> batches = read.build()) {
           for (ColumnarBatch batch : batches) {

@@ -129,7 +129,8 @@ public final class ArgumentsJson {
       }
       return object;
     }
-    throw new DorisProcedureException(
+    throw SparkCompat.procedureFailure(
+        "ProcedureArgumentError",
         "Procedure arguments of type " + type.simpleString() + " are not supported: "
             + "pass the value as a string, number, boolean, date, array or map.");
   }

@@ -36,8 +36,7 @@ final class ProcedureAnswers {
     JsonNode answer = Json.parse(ProcedureHandlers.current().call(procedure, argumentsJson));
     if (answer.has("error")) {
       JsonNode error = answer.get("error");
-      throw new DorisProcedureException(
-          error.path("type").asText("DorisError"), error.path("message").asText());
+      throw SparkCompat.procedureFailure(error.path("type").asText("DorisError"), error.path("message").asText());
     }
     List<InternalRow> rows = new ArrayList<>();
     for (JsonNode row : answer.get("rows")) {

@@ -22,7 +22,8 @@ public final class ProcedureHandlers {
   static ProcedureHandler current() {
     ProcedureHandler current = handler;
     if (current == null) {
-      throw new DorisProcedureException(
+      throw SparkCompat.procedureFailure(
+          "ConfigurationError",
           "CALL doris.* needs the Python side of iceberg-doris in this Spark driver: create the "
               + "session with iceberg_doris.session(), or call iceberg_doris.install(spark) on a "
               + "PySpark session you built yourself.");

@@ -41,4 +41,9 @@ public final class SparkCompat {
         JavaConverters.asScalaBuffer(new ArrayList<>(rows)).toSeq(),
         false);
   }
+
+  /** The exception a failed procedure throws. */
+  public static DorisProcedureException procedureFailure(String errorType, String message) {
+    return new DorisProcedureException(errorType, message);
+  }
 }

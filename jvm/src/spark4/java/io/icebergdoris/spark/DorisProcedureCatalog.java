@@ -34,13 +34,13 @@ public final class DorisProcedureCatalog implements ProcedureCatalog {
   public UnboundProcedure loadProcedure(Identifier identifier) {
     String procedure = identifier.name().toLowerCase();
     if (identifier.namespace().length > 0) {
-      throw new DorisProcedureException(
+      throw new SparkProcedureException(
           "ProcedureArgumentError",
           "Procedure names have no namespace: write CALL doris." + procedure + "(...)");
     }
     JsonNode description = Json.parse(ProcedureHandlers.current().describe(procedure));
     if (description.has("unknown")) {
-      throw new DorisProcedureException("ProcedureNotFoundError", description.get("unknown").asText());
+      throw new SparkProcedureException("ProcedureNotFoundError", description.get("unknown").asText());
     }
     StructType output = StructType.fromDDL(description.get("output").asText());
     return new PythonProcedure(procedure, output, description.path("description").asText(""));

@@ -43,4 +43,9 @@ public final class SparkCompat {
   private static org.apache.spark.sql.classic.SparkSession classic(SparkSession spark) {
     return (org.apache.spark.sql.classic.SparkSession) spark;
   }
+
+  /** The exception a failed procedure throws: one Spark passes through unwrapped. */
+  public static DorisProcedureException procedureFailure(String errorType, String message) {
+    return new SparkProcedureException(errorType, message);
+  }
 }

@@ -1,15 +1,15 @@
 package io.icebergdoris.spark;
 
 import java.io.IOException;
-import javax.servlet.Filter;
-import javax.servlet.FilterChain;
-import javax.servlet.FilterConfig;
-import javax.servlet.ServletRequest;
-import javax.servlet.ServletResponse;
-import javax.servlet.http.HttpServletResponse;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletResponse;
 
 /**
- * A {@code spark.ui.filters} filter that answers every request with 403.
+ * A {@code spark.ui.filters} filter that answers every request with 403 (Spark 4: Jakarta servlets).
  *
  * <p>A {@code local-cluster} master starts a standalone Master and Workers inside the driver JVM,
  * and each starts a web UI that Spark offers no switch to turn off ({@code spark.ui.enabled} covers
