@@ -2,17 +2,18 @@
 .PHONY: setup demo test test-java test-other-lines test-wheel jars
 
 # Known gaps of the Spark 4 lines (README, "Compatibility"): the default line skips them, Spark 3.5
-# runs them. Spark 4's JVM and Ivy print to stderr at every start, which the README and CLI output
-# checks refuse; a local-cluster load fails to deserialize a task; a key rename read by the
-# scan lookup (key index off) trips Iceberg's filter binding on time travel.
-SPARK4_GAPS = tests/test_readme_snippets.py tests/test_secrets_stay_secret.py tests/packaging/test_local_cluster.py \
+# runs them. Spark 4's JVM and Ivy print to stderr at every start, which the README, CLI output and
+# secret checks refuse; a key rename read by the scan lookup (key index off) trips Iceberg's filter
+# binding on time travel.
+SPARK4_GAPS = tests/test_readme_snippets.py tests/test_secrets_stay_secret.py \
 	tests/procedures/test_sequence_table_renames.py
 # What the other lines run within CI's time: the gaps above on 3.5, and on both the tests of what
 # differs by line (the CALL bridge, argument binding, loads and key lookups, the session's entry points).
 LINE_TESTS = tests/procedures/test_call_bridge.py tests/procedures/test_argument_values.py \
 	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py tests/loading \
 	tests/catalog/test_session_defaults.py tests/catalog/test_loopback_listeners.py \
-	tests/packaging/test_session_entry_points.py tests/operations/test_column_renames.py
+	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
+	tests/operations/test_column_renames.py
 
 setup:
 	./scripts/setup.sh

@@ -32,6 +32,9 @@ class SparkLine:
     # Iceberg 1.12's Spark 4.1 module writes to a table registered in its SparkTableCache under the
     # file-set id; the other lines name the table with the rewritten-file-scan-task-set-id option.
     staged_writes_by_table_cache: bool
+    # Reading one snapshot: Iceberg's Spark 3.5 module takes the snapshot-id read option and reads
+    # it under the current schema; Spark 4's refuses it for VERSION AS OF, under the snapshot's.
+    snapshot_id_read_option: bool
 
     @property
     def iceberg_package(self) -> str:
@@ -62,9 +65,9 @@ class SparkLine:
 
 
 SUPPORTED = (
-    SparkLine("4.1", "2.13", "1.12.0", native_call=True, staged_writes_by_table_cache=True),
-    SparkLine("4.0", "2.13", "1.11.0", native_call=True, staged_writes_by_table_cache=False),
-    SparkLine("3.5", "2.12", "1.12.0", native_call=False, staged_writes_by_table_cache=False),
+    SparkLine("4.1", "2.13", "1.12.0", native_call=True, staged_writes_by_table_cache=True, snapshot_id_read_option=False),
+    SparkLine("4.0", "2.13", "1.11.0", native_call=True, staged_writes_by_table_cache=False, snapshot_id_read_option=False),
+    SparkLine("3.5", "2.12", "1.12.0", native_call=False, staged_writes_by_table_cache=False, snapshot_id_read_option=True),
 )
 DEFAULT = SUPPORTED[0]
 

@@ -171,8 +171,18 @@ def spark_conf(
     result.update(settings.spark_catalog_conf())
     result.update(conf or {})
     # The jar and package lists are merged, not overridden: the user's own come first.
-    result["spark.jars"] = _joined((conf or {}).get("spark.jars", ""), *(str(j) for j in runtime.jars))
-    packages = _joined((conf or {}).get("spark.jars.packages", ""), *runtime.packages)
+    jars = [str(j) for j in runtime.jars]
+    packages_of_ours = runtime.packages
+    if is_local_cluster(resolved_master):
+        # A local-cluster's executors fail to deserialize a load's tasks when the Iceberg runtime
+        # reaches them as a package (a ClassCastException of a SerializedLambda; as jars they run):
+        # the packages are resolved to their files here, by Spark's Ivy code, and listed as jars.
+        from iceberg_doris.catalog.prefetch import package_files
+
+        jars += [str(f) for f in package_files(packages_of_ours, conf or {})]
+        packages_of_ours = ()
+    result["spark.jars"] = _joined((conf or {}).get("spark.jars", ""), *jars)
+    packages = _joined((conf or {}).get("spark.jars.packages", ""), *packages_of_ours)
     if packages:
         result["spark.jars.packages"] = packages
     return result

@@ -18,6 +18,7 @@ from iceberg_doris.engine.bloom_filters import key_bloom_filter_properties
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
+from iceberg_doris.spark_lines import running_line
 from iceberg_doris.table_model import (
     ColumnModel,
     DorisTableModel,
@@ -377,10 +378,10 @@ def table_property(table: JavaObject, key: str) -> str | None:
 def read_at_snapshot(spark: Any, name: TableName, table: JavaObject, snapshot_id: int) -> Any:
     """The table's rows as of one snapshot, under the table's current schema, as a DataFrame.
 
-    ``VERSION AS OF`` reads the same on every Spark line (Spark 4's Iceberg refuses the older
-    ``snapshot-id`` read option), but with the schema the snapshot was written under: a column
+    On Spark 3.5 that is Iceberg's ``snapshot-id`` read option. Spark 4's Iceberg refuses it for
+    ``VERSION AS OF``, which reads with the schema the snapshot was written under: a column
     renamed or added since (a rename commits no snapshot) would be missing by its current name.
-    Columns are matched by field id, as Iceberg matches them, and added ones read as NULL.
+    There columns are matched by field id, as Iceberg matches them, and added ones read as NULL.
 
     Iceberg (1.12 on Spark 4.1 at least) binds a filter pushed into such a scan against the
     current schema while the scan reads the snapshot's, so a filter on a renamed column fails the
@@ -389,6 +390,8 @@ def read_at_snapshot(spark: Any, name: TableName, table: JavaObject, snapshot_id
     and the filter runs on its rows. Only reads across a schema change pay for that."""
     from pyspark.sql import functions as F
 
+    if running_line().snapshot_id_read_option:
+        return spark.read.option("snapshot-id", int(snapshot_id)).table(name.sql)
     frame = spark.sql(f"SELECT * FROM {name.sql} VERSION AS OF {int(snapshot_id)}")
     current = table.schema()
     snapshot_schema_id = table.snapshot(int(snapshot_id)).schemaId()

@@ -59,8 +59,10 @@ for pid in processes:
         report["secret_env"][pid] = {"value": secret[0], "mode": oct(os.stat(f"/proc/{pid}/environ").st_mode & 0o777)}
 
 # Every listener: HTTP answers 403; Spark RPC refuses a client without the secret.
+# Spark 4 added the TLS options as a fifth argument (None: plain, as Spark 3.5's).
+tls = [jvm.scala.Option.empty()] if not spark.version.startswith("3.") else []
 stranger_conf = jvm.org.apache.spark.network.netty.SparkTransportConf.fromSparkConf(
-    jvm.org.apache.spark.SparkConf(False), "rpc", 1, jvm.scala.Option.empty())
+    jvm.org.apache.spark.SparkConf(False), "rpc", 1, jvm.scala.Option.empty(), *tls)
 factory = jvm.org.apache.spark.network.TransportContext(
     stranger_conf, jvm.org.apache.spark.network.server.NoOpRpcHandler()).createClientFactory()
 gateway_port = spark.sparkContext._gateway.gateway_parameters.port
