@@ -8,12 +8,12 @@
 SPARK4_GAPS = tests/test_readme_snippets.py tests/test_secrets_stay_secret.py \
 	tests/procedures/test_sequence_table_renames.py
 # What the other lines run within CI's time: the gaps above on 3.5, and on both the tests of what
-# differs by line (the CALL bridge, argument binding, loads and key lookups, the session's entry points).
+# differs by line (the CALL bridge, argument binding, keyed loads, session settings and listeners,
+# the session's entry points, local-cluster masters).
 LINE_TESTS = tests/procedures/test_call_bridge.py tests/procedures/test_argument_values.py \
-	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py tests/loading \
+	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py \
 	tests/catalog/test_session_defaults.py tests/catalog/test_loopback_listeners.py \
-	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
-	tests/operations/test_column_renames.py
+	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py
 
 setup:
 	./scripts/setup.sh

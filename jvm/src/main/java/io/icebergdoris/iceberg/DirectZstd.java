@@ -1,6 +1,7 @@
 package io.icebergdoris.iceberg;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.hadoop.conf.Configuration;
@@ -49,7 +50,12 @@ final class DirectZstd implements CompressionCodecFactory {
       public BytesInput decompress(BytesInput compressed, int size) throws IOException {
         PageBytes source = PageBytes.of(compressed.toByteBuffer());
         byte[] target = new byte[size];
-        long written = Zstd.decompressByteArray(target, 0, size, source.bytes, source.from, source.limit - source.from);
+        long written;
+        try {
+          written = Zstd.decompressByteArray(target, 0, size, source.bytes, source.from, source.limit - source.from);
+        } catch (ZstdException e) { // zstd-jni 1.5 throws where older versions returned an error code
+          throw new IOException("a ZSTD page did not decompress to the " + size + " bytes its header says: " + e.getMessage(), e);
+        }
         if (Zstd.isError(written) || written != size) {
           throw new IOException("a ZSTD page decompressed to " + (Zstd.isError(written) ? Zstd.getErrorName(written) : written + " bytes")
               + ", not the " + size + " its header says");

@@ -17,11 +17,13 @@ public final class KeyValues {
   /**
    * {@code column IN (values)}; {@code values} are joined by {@code separator} and parsed as
    * {@code kind}: "long", "decimal" or "string" (dates and timestamps as ISO strings, which
-   * Iceberg converts when it binds the expression).
+   * Iceberg converts when it binds the expression). The empty text is no values for numbers but
+   * one empty string for strings: the list of one empty string joins to it too, and a filter
+   * that dropped that key's rows would hide the stored row a load must find.
    */
   public static Expression in(String column, String kind, String values, String separator) {
     List<Object> parsed = new ArrayList<>();
-    if (!values.isEmpty()) {
+    if (!values.isEmpty() || "string".equals(kind)) {
       for (String value : values.split(java.util.regex.Pattern.quote(separator), -1)) {
         parsed.add(parse(kind, value));
       }
