@@ -386,8 +386,9 @@ def read_at_snapshot(spark: Any, name: TableName, table: JavaObject, snapshot_id
     Iceberg (1.12 on Spark 4.1 at least) binds a filter pushed into such a scan against the
     current schema while the scan reads the snapshot's, so a filter on a renamed column fails the
     query. The renamed projection is therefore nondeterministic in form (a ``rand`` that never
-    changes a value), which Spark never pushes a filter through: the scan reads the snapshot whole
-    and the filter runs on its rows. Only reads across a schema change pay for that."""
+    changes a value), which Spark does not push a filter through. A lookup after a renamed key
+    column still fails on Spark 4 with the key index off: some filter reaches the scan another way
+    (README, "Known gaps on Spark 4")."""
     from pyspark.sql import functions as F
 
     if running_line().snapshot_id_read_option:

@@ -88,8 +88,12 @@ public final class ArgumentsJson {
       return NODES.numberNode(((Number) value).intValue());
     } else if (type instanceof LongType) {
       return NODES.numberNode((Long) value);
-    } else if (type instanceof FloatType || type instanceof DoubleType) {
-      double number = ((Number) value).doubleValue();
+    } else if (type instanceof FloatType) {
+      // As a float: widened to a double, 0.1f would read 0.10000000149011612 where to_json writes 0.1.
+      float number = (Float) value;
+      return Float.isFinite(number) ? NODES.numberNode(number) : NODES.textNode(Float.toString(number));
+    } else if (type instanceof DoubleType) {
+      double number = (Double) value;
       // JSON has no NaN or infinity; to_json writes them as strings.
       return Double.isFinite(number) ? NODES.numberNode(number) : NODES.textNode(Double.toString(number));
     } else if (type instanceof DecimalType) {
