@@ -84,11 +84,11 @@ class HitValuesTest {
       }
       for (int c = 1; c < values.length; c++) {
         if (RANDOM.nextInt(7) == 0) {
-          values[c] = null; // NULLs in every optional column, in runs and alone
+          values[c] = null; // NULLs scattered over every optional column
         }
       }
       if (i % 500 < 40) {
-        values[3] = null; // a page that is mostly NULL
+        values[3] = null; // and a stretch of them, a page mostly NULL
       }
       rows.add(new GenericInternalRow(values));
     }

@@ -214,6 +214,32 @@ class KeyCodecTest {
   }
 
   @Test
+  void theIndexsSortOfEncodedKeysIsTheValueOrderOfDateBigintKeys() {
+    // EncodedKeyOrder compares 16-byte prefixes as longs: a DATE+BIGINT key is exactly 16 bytes,
+    // and a STRING+BIGINT key longer, so both of its comparison paths see real keys.
+    for (boolean strings : new boolean[] {false, true}) {
+      KeyCodec codec = strings ? codec(Types.StringType.get(), Types.LongType.get()) : codec(Types.DateType.get(), Types.LongType.get());
+      int count = 2000;
+      Object[][] keys = new Object[count][];
+      byte[][] encoded = new byte[count][];
+      for (int i = 0; i < count; i++) {
+        Object first = strings ? (Object) ("k" + RANDOM.nextInt(40)) : (Object) (RANDOM.nextInt(200) - 100);
+        keys[i] = new Object[] {first, RANDOM.nextLong() >> RANDOM.nextInt(64)};
+        encoded[i] = encode(codec, strings ? UTF8String.fromString((String) first) : first, keys[i][1]);
+      }
+      Comparator<Object[]> byValue = strings
+          ? Comparator.<Object[], String>comparing(k -> (String) k[0], KeyCodecTest::compareCodePoints).thenComparing(k -> (Long) k[1])
+          : Comparator.<Object[], Integer>comparing(k -> (Integer) k[0]).thenComparing(k -> (Long) k[1]);
+      int[] order = EncodedKeyOrder.of(encoded, count);
+      for (int i = 1; i < count; i++) {
+        Object[] previous = keys[order[i - 1]];
+        Object[] next = keys[order[i]];
+        assertTrue(byValue.compare(previous, next) <= 0, () -> Arrays.toString(previous) + " sorted before " + Arrays.toString(next));
+      }
+    }
+  }
+
+  @Test
   void distinctKeysEncodeDistinctlyAndEqualKeysIdentically() {
     KeyCodec codec = codec(Types.StringType.get(), Types.StringType.get(), Types.LongType.get());
     Set<List<Object>> keys = new HashSet<>();
