@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.catalog.runtime_jars import listed
 from iceberg_doris.errors import SetupError
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def add_jars(jvm: Any, runtime: "RuntimeJars", conf: Mapping[str, str]) -> None:
             "session there with iceberg_doris.session(), or launch with "
             "spark-submit --properties-file <(iceberg-doris --print-spark-conf)."
         )
-    jars = list(runtime.jars) + [Path(jar) for jar in _listed(conf.get("spark.jars", ""))]
+    jars = list(runtime.jars) + [Path(jar) for jar in listed(conf.get("spark.jars", ""))]
     jars += resolve_packages(jvm, runtime.packages, conf)
     for jar in jars:
         loader.addURL(jvm.java.io.File(str(jar)).toURI().toURL())
@@ -107,8 +108,4 @@ def resolve_packages(jvm: Any, packages: tuple[str, ...], conf: Mapping[str, str
             "On a machine without Maven Central, name a mirror in spark.jars.repositories or list the jars "
             "in spark.jars (see the README, 'Jars without Maven Central')."
         ) from None
-    return [Path(jar) for jar in _listed(resolved.mkString(","))]
-
-
-def _listed(value: str) -> list[str]:
-    return [entry.strip() for entry in value.split(",") if entry.strip()]
+    return [Path(jar) for jar in listed(resolved.mkString(","))]

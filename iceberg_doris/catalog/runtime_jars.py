@@ -59,7 +59,7 @@ def resolve_runtime_jars(conf: Mapping[str, str] | None = None, line: SparkLine 
     of our packages replaces it."""
     require_java()
     line = line or running_line()
-    own_jars = [Path(entry) for entry in _listed((conf or {}).get("spark.jars", ""))]
+    own_jars = [Path(entry) for entry in listed((conf or {}).get("spark.jars", ""))]
     packages = [
         package
         for package in (line.iceberg_package, SQLITE_JDBC_PACKAGE, POSTGRES_JDBC_PACKAGE)
@@ -68,7 +68,8 @@ def resolve_runtime_jars(conf: Mapping[str, str] | None = None, line: SparkLine 
     return RuntimeJars((bridge_jar(line),), tuple(packages))
 
 
-def _listed(value: str) -> list[str]:
+def listed(value: str) -> list[str]:
+    """The entries of a comma-separated Spark list setting (``spark.jars``, ``spark.jars.packages``)."""
     return [entry.strip() for entry in value.split(",") if entry.strip()]
 
 

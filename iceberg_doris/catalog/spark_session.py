@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iceberg_doris.catalog.running_jvm import prepare_driver_jvm
-from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
+from iceberg_doris.catalog.runtime_jars import listed, resolve_runtime_jars
 from iceberg_doris.spark_lines import running_line
 from iceberg_doris.shuffle_sizing import is_local_cluster
 from iceberg_doris.session_secrets import split_secret_settings, supply_secret_settings
@@ -189,12 +189,8 @@ def spark_conf(
 
 
 def _joined(*entries: str) -> str:
-    listed: list[str] = []
-    for entry in entries:
-        for item in entry.split(","):
-            if item.strip() and item.strip() not in listed:
-                listed.append(item.strip())
-    return ",".join(listed)
+    """One comma-separated Spark list of every entry's items, each once, in order."""
+    return ",".join(dict.fromkeys(item for entry in entries for item in listed(entry)))
 
 
 def resolve_master(master: str | None = None) -> str:
