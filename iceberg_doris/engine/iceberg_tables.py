@@ -394,8 +394,12 @@ def read_at_snapshot(spark: Any, name: TableName, table: JavaObject, snapshot_id
     if running_line().snapshot_id_read_option:
         return spark.read.option("snapshot-id", int(snapshot_id)).table(name.sql)
     frame = spark.sql(f"SELECT * FROM {name.sql} VERSION AS OF {int(snapshot_id)}")
+    snapshot = table.snapshot(int(snapshot_id))
+    if snapshot is None:  # committed after this table object was loaded (a retry after a conflict)
+        table = spark.sparkContext._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, name.sql)
+        snapshot = table.snapshot(int(snapshot_id))
     current = table.schema()
-    snapshot_schema_id = table.snapshot(int(snapshot_id)).schemaId()
+    snapshot_schema_id = snapshot.schemaId()
     if snapshot_schema_id is None or int(snapshot_schema_id) == int(current.schemaId()):
         return frame
     old = table.schemas().get(snapshot_schema_id)

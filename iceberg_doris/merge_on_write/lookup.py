@@ -214,18 +214,19 @@ def _scan_lookup(
         live = spark.createDataFrame([], _live_schema(spark, handle, shape))
         stored = None
     else:
-        table_frame = read_at_snapshot(spark, handle.name, handle.table, snapshot_id)
+        table_frame = read_at_snapshot(spark, handle.name, table, snapshot_id)
         table_frame = table_frame.filter(to_sql(candidates))
         live = plan.live_rows(table_frame, batch, shape, broadcast_keys=broadcast_keys)
         stored = None
         if shape.sequence_column and data_files:
-            physical = _stored_versions(spark, handle, snapshot_id, candidates, shape)
+            physical = _stored_versions(spark, handle, table, snapshot_id, candidates, shape)
             stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=broadcast_keys)
     return _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=stage_upserts, data_files=data_files)
 
 
 def _stored_versions(
-    spark: Any, handle: KeyedTable, snapshot_id: int, candidates: Predicate, shape: plan.KeyedLoadShape
+    spark: Any, handle: KeyedTable, table: JavaObject, snapshot_id: int, candidates: Predicate,
+    shape: plan.KeyedLoadShape,
 ) -> "DataFrame":
     """Per key of the candidate rows, the largest stored sequence value among its live and its
     deleted versions (tombstones included), under the table's current column names. Read through
@@ -238,7 +239,7 @@ def _stored_versions(
 
     column = shape.sequence_column
     assert column is not None
-    frame = read_at_snapshot(spark, handle.name, handle.table, snapshot_id).filter(to_sql(candidates))
+    frame = read_at_snapshot(spark, handle.name, table, snapshot_id).filter(to_sql(candidates))
     keys = [F.col(quote_identifier(k)) for k in shape.keys]
     return frame.groupBy(*keys, F.col("_deleted")).agg(F.max(F.col(quote_identifier(column))).alias(column))
 
