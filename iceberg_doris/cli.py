@@ -18,7 +18,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -239,14 +240,32 @@ def _read_script(path: str) -> str:
 def _session(args: argparse.Namespace) -> Any:
     from iceberg_doris.catalog import session
 
-    return session(
-        home=args.home,
-        catalog_uri=args.catalog_uri,
-        warehouse=args.warehouse,
-        master=args.master,
-        conf=_conf_pairs(args),
-        catalog_password_file=args.catalog_password_file,
-    )
+    with _started_processes_write_to_stderr():
+        return session(
+            home=args.home,
+            catalog_uri=args.catalog_uri,
+            warehouse=args.warehouse,
+            master=args.master,
+            conf=_conf_pairs(args),
+            catalog_password_file=args.catalog_password_file,
+        )
+
+
+@contextmanager
+def _started_processes_write_to_stderr() -> Iterator[None]:
+    """The CLI's standard output carries only results (``--output csv`` is piped into files), but
+    the JVM Spark starts inherits it and writes there: Ivy's ``:: loading settings`` line on Spark
+    3.5, and anything Python workers print. Processes started inside this block get standard
+    error as their standard output; the CLI's own output is untouched."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _conf_pairs(args: argparse.Namespace) -> dict[str, str]:
