@@ -94,7 +94,7 @@ def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def docs_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=900)
+    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=1200)
 
 
 def _docs_blocks() -> list[Block]:
