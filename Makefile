@@ -2,7 +2,7 @@
 .PHONY: setup demo test test-java test-other-lines test-wheel jars
 
 # Known gaps of the Spark 4 lines (README, "Compatibility"): the default line skips them, Spark 3.5
-# runs them. Spark 4's JVM and Ivy print to stderr at every start, which the README, CLI output and
+# runs them. Spark 4's JVM and Ivy print to stderr at every start, which the README and docs snippet, CLI output and
 # secret checks refuse; a key rename read by the scan lookup (key index off) trips Iceberg's filter
 # binding on time travel.
 SPARK4_GAPS = tests/test_readme_snippets.py tests/test_secrets_stay_secret.py \

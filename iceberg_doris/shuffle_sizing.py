@@ -3,7 +3,7 @@
 Spark's default ``spark.sql.shuffle.partitions`` (200) suits a large cluster. On a laptop or a
 small cluster a keyed load plans hundreds of near-empty tasks per shuffle (the issue measured a
 100k-row UNIQUE load at 127 s on a standalone cluster, 19 s with 4 partitions). Adaptive query
-execution, on by default, coalesces most of them (see README, "Sessions and catalogs"); without it
+execution, on by default, coalesces most of them (see docs/sessions-and-catalogs.md); without it
 200 partitions also meant 200 tasks per shuffle and about 200 data files per load.
 
 The rule, as pure functions (no Spark here; :mod:`iceberg_doris.session_sizing` applies it):

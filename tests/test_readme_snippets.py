@@ -1,4 +1,4 @@
-"""Docs that run: every python, sql and bash block of README.md is executed, in order, on a fresh home.
+"""Docs that run: every python, sql and bash block of README.md and of docs/*.md is executed, in order, on a fresh home.
 
 The snippets run in a process of their own (``tests/support/run_readme_snippets.py``), as a reader
 pastes them: the first one's ``iceberg_doris.session()`` starts Spark on a fresh
@@ -6,7 +6,9 @@ pastes them: the first one's ``iceberg_doris.session()`` starts Spark on a fresh
 a block of the README itself; the Parquet change batches are written here, see ``_FIXTURES``). A
 code block the test cannot run carries ``<!-- not-run: <reason> -->`` on the line before it.
 After the snippets the run reads the tables they built, and runs the job behind ``make demo``
-to check the README's sample output.
+to check the README's sample output. The pages of ``docs/`` run the same way, in name order, in one
+process of their own on another fresh home and working folder (each page starts its session and
+makes its own tables, so a page never depends on another).
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.readme_blocks import parse_blocks
+from tests.support.readme_blocks import Block, parse_blocks
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 README = REPOSITORY / "README.md"
+DOCS = sorted((REPOSITORY / "docs").glob("*.md"))
 
 # What the tables hold once every snippet ran (row values as the README's snippets make them).
 FINAL_QUERIES = {
@@ -66,40 +69,107 @@ def _fixtures(folder: Path) -> None:
     ], orders)
 
 
-@pytest.fixture(scope="module")
-def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("readme")
+def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int) -> dict[str, Any]:
     work, home = root / "work", root / "home"
     work.mkdir()
     _fixtures(work)
-    queries = root / "queries.json"
-    queries.write_text(json.dumps(FINAL_QUERIES))
     report = root / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ICEBERG_DORIS_") or k == "ICEBERG_DORIS_JAR_CACHE"}
     env.update(ICEBERG_DORIS_HOME=str(home), PYTHONPATH=str(REPOSITORY))
     run = subprocess.run(
-        [sys.executable, "-m", "tests.support.run_readme_snippets", str(README), str(report), "--queries", str(queries), "--demo"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=540,
+        [sys.executable, "-m", "tests.support.run_readme_snippets", str(report), *map(str, files), *extra],
+        cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
     )
     assert report.exists(), f"the snippet runner wrote no report (exit {run.returncode}):\n{run.stderr[-6000:]}"
     return json.loads(report.read_text())
 
 
-def test_every_code_block_runs_or_says_why_not():
-    blocks = parse_blocks(README.read_text())
-    code = [b for b in blocks if b.is_code]
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("readme")
+    queries = root / "queries.json"
+    queries.write_text(json.dumps(FINAL_QUERIES))
+    return _run_snippets(root, [README], "--queries", str(queries), "--demo", timeout=540)
+
+
+@pytest.fixture(scope="module")
+def docs_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=1200)
+
+
+def _docs_blocks() -> list[Block]:
+    return [block for path in DOCS for block in parse_blocks(path.read_text(), f"docs/{path.name}")]
+
+
+def _unrunnable_bash(blocks: list[Block]) -> list[str]:
     unrunnable = []
-    for block in code:
-        if block.not_run_reason or block.language != "bash":
+    for block in blocks:
+        if not block.is_code or block.not_run_reason or block.language != "bash":
             continue
         for line in block.text.splitlines():
             words = shlex.split(line, comments=True)
             if words and words[0] != "iceberg-doris":
                 unrunnable.append(f"{block.where}: {line.strip()}")
+    return unrunnable
+
+
+def _failures(run: dict[str, Any], blocks: list[Block]) -> list[str]:
+    ran = run["blocks"]
+    expected = [(b.source, b.line, b.language or "text") for b in blocks]
+    assert [(b["source"], b["line"], b["language"]) for b in ran] == expected, "the run stopped before the last block"
+    return [
+        f"{b['source']}:{b['line']} ({b['language']}):\n{b['error']}\n--- output ---\n{b['output'][-1500:]}"
+        for b in ran if b["status"] == "failed"
+    ]
+
+
+def _printed_promises(run: dict[str, Any], blocks: list[Block]) -> int:
+    """A ``print(...)  # -> X`` line in a python snippet promises that the snippet prints X."""
+    outputs = {(b["source"], b["line"]): b.get("output", "") for b in run["blocks"]}
+    promises = 0
+    for block in blocks:
+        for line in block.text.splitlines():
+            match = re.search(r"^\s*print\(.*#\s*->\s*(.+?)\s*$", line) if block.language == "python" else None
+            if match:
+                promises += 1
+                output = outputs[(block.source, block.line)].splitlines()
+                assert match.group(1) in output, (block.where, match.group(1), output)
+    return promises
+
+
+def test_every_code_block_runs_or_says_why_not():
+    blocks = parse_blocks(README.read_text())
+    unrunnable = _unrunnable_bash(blocks)
     assert not unrunnable, "bash lines the test cannot run; mark their block <!-- not-run: <reason> -->:\n" + "\n".join(unrunnable)
-    run = [b for b in code if not b.not_run_reason]
+    run = [b for b in blocks if b.is_code and not b.not_run_reason]
     assert len(run) >= 11 and {b.language for b in run} == {"python", "sql", "bash"}
     assert [b.file_name for b in blocks if b.file_name] == ["data/orders.csv"]
+
+
+def test_every_docs_code_block_runs_or_says_why_not():
+    blocks = _docs_blocks()
+    unrunnable = _unrunnable_bash(blocks)
+    assert not unrunnable, "bash lines the test cannot run; mark their block <!-- not-run: <reason> -->:\n" + "\n".join(unrunnable)
+    assert len(DOCS) >= 10
+    pages_that_run = {b.source for b in blocks if b.is_code and not b.not_run_reason}
+    assert len(pages_that_run) >= 8, pages_that_run
+
+
+def test_docs_links_point_at_pages_that_exist():
+    for path in [README, *DOCS]:
+        for target in re.findall(r"\]\(((?:docs/)?[a-z_-]+\.md)(?:#[a-z0-9-]*)?\)", path.read_text()):
+            folder = REPOSITORY if path == README else path.parent
+            assert (folder / target).exists(), f"{path.name} links to {target}, which does not exist"
+
+
+def test_procedures_reference_names_every_procedure():
+    from iceberg_doris.procedures import all_procedures
+
+    reference = (REPOSITORY / "docs" / "procedures.md").read_text()
+    readme = README.read_text()
+    for procedure in all_procedures():
+        assert f"### `doris.{procedure.name}`" in reference, f"docs/procedures.md has no section for doris.{procedure.name}"
+        assert f"`doris.{procedure.name}`" in readme, f"README.md does not list doris.{procedure.name}"
 
 
 def test_not_run_markers_only_sit_on_code_blocks():
@@ -113,28 +183,25 @@ def test_not_run_markers_only_sit_on_code_blocks():
 
 @pytest.mark.spark
 def test_every_snippet_runs_in_order(readme_run):
-    blocks = readme_run["blocks"]
-    expected = [(b.line, b.language or "text") for b in parse_blocks(README.read_text())]
-    assert [(b["line"], b["language"]) for b in blocks] == expected, "the run stopped before the README's end"
-    failed = [b for b in blocks if b["status"] == "failed"]
-    assert not failed, "README snippets that fail (later ones may fail because of the first):\n\n" + "\n\n".join(
-        f"README.md:{b['line']} ({b['language']}):\n{b['error']}\n--- output ---\n{b['output'][-1500:]}" for b in failed
-    )
-    assert sum(b["status"] == "ok" for b in blocks) >= 11
+    failed = _failures(readme_run, parse_blocks(README.read_text()))
+    assert not failed, "README snippets that fail (later ones may fail because of the first):\n\n" + "\n\n".join(failed)
+    assert sum(b["status"] == "ok" for b in readme_run["blocks"]) >= 11
 
 
 @pytest.mark.spark
 def test_printed_values_match_the_readme_comments(readme_run):
-    """A ``print(...)  # -> X`` line in a python snippet promises that the snippet prints X."""
-    outputs = {b["line"]: b.get("output", "") for b in readme_run["blocks"]}
-    promises = 0
-    for block in parse_blocks(README.read_text()):
-        for line in block.text.splitlines():
-            match = re.search(r"^\s*print\(.*#\s*->\s*(.+?)\s*$", line) if block.language == "python" else None
-            if match:
-                promises += 1
-                assert match.group(1) in outputs[block.line].splitlines(), (block.where, match.group(1), outputs[block.line])
-    assert promises >= 1
+    assert _printed_promises(readme_run, parse_blocks(README.read_text())) >= 1
+
+
+@pytest.mark.spark
+def test_every_docs_snippet_runs_in_order(docs_run):
+    failed = _failures(docs_run, _docs_blocks())
+    assert not failed, "docs snippets that fail (later ones may fail because of the first):\n\n" + "\n\n".join(failed)
+
+
+@pytest.mark.spark
+def test_printed_values_match_the_docs_comments(docs_run):
+    assert _printed_promises(docs_run, _docs_blocks()) >= 3
 
 
 @pytest.mark.spark

@@ -106,6 +106,6 @@ def resolve_packages(jvm: Any, packages: tuple[str, ...], conf: Mapping[str, str
         raise SetupError(
             f"Could not resolve {', '.join(packages)} from Maven Central: {str(error).splitlines()[0][:300]}. "
             "On a machine without Maven Central, name a mirror in spark.jars.repositories or list the jars "
-            "in spark.jars (see the README, 'Jars without Maven Central')."
+            "in spark.jars (see docs/sessions-and-catalogs.md, 'Jars without Maven Central')."
         ) from None
     return [Path(jar) for jar in listed(resolved.mkString(","))]

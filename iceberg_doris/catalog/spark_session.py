@@ -136,7 +136,7 @@ def spark_conf(
         f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
         # Iceberg's parallel scan planning (ParallelIterable) waits for its workers in 10 ms sleeps:
         # a load's plan of ~20 small manifests took 0.21 s that way and 0.07 s read in order
-        # (JFR, 100-batch CDC stream). Many manifests on object storage may want it back (README).
+        # (JFR, 100-batch CDC stream). Many manifests on object storage may want it back (docs/sessions-and-catalogs.md).
         "-Diceberg.scan.plan-in-worker-pool=false",
     ]
     result = {

@@ -97,5 +97,5 @@ def test_session_on_an_existing_catalog_sees_and_survives_other_writers(spark, n
 
 
 def test_iceberg_plans_scans_in_the_calling_thread(spark):
-    """Iceberg's parallel planning sleeps 10 ms per wait; the session turns it off (README)."""
+    """Iceberg's parallel planning sleeps 10 ms per wait; the session turns it off (docs/sessions-and-catalogs.md)."""
     assert spark._jvm.java.lang.System.getProperty("iceberg.scan.plan-in-worker-pool") == "false"

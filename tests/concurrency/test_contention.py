@@ -5,7 +5,7 @@ all read the serial result by Doris's rules (see tests/concurrency/contention.py
 CI runs 2 processes x 2 threads x 4 loads each per catalog, four writers at once (2 processes:
 the commit lock is proved across processes as well as threads; each process costs about 10 s of
 Spark start-up on 2 cores); the full target, 8 processes x 10 loads, runs by hand with
-``python -m tests.concurrency.contention`` (numbers in the README)."""
+``python -m tests.concurrency.contention`` (numbers in benchmarks/RESULTS.md)."""
 
 from __future__ import annotations
 

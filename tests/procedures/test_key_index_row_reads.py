@@ -501,7 +501,7 @@ def test_stored_rows_of_files_another_writer_made_are_read_by_position(spark, na
     # Files written by pyarrow with field ids, added with add_files: v2 data pages (dictionary and
     # PLAIN, zstd) are decoded from their pages; DELTA encodings are not, and go through Iceberg's
     # row reader (its vectorized one lacks DELTA_BYTE_ARRAY, so such tables turn vectorized reads
-    # off, as the README says). Either way the rows are those the scan gives.
+    # off, as the CHANGELOG says). Either way the rows are those the scan gives.
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -1,4 +1,4 @@
-"""README.md's fenced blocks, as the snippet test runs them.
+"""The fenced blocks of README.md and docs/*.md, as the snippet test runs them.
 
 A block opens with a line starting with three backquotes and an optional language and closes at
 the next such line. ``python``, ``sql`` and ``bash`` blocks are code; any other (``text``, none)
@@ -28,6 +28,7 @@ class Block:
     text: str
     not_run_reason: str | None = None
     file_name: str | None = None
+    source: str = "README.md"  # the Markdown file, as messages name it
 
     @property
     def is_code(self) -> bool:
@@ -35,10 +36,10 @@ class Block:
 
     @property
     def where(self) -> str:
-        return f"README.md:{self.line} ({self.language or 'text'})"
+        return f"{self.source}:{self.line} ({self.language or 'text'})"
 
 
-def parse_blocks(markdown: str) -> list[Block]:
+def parse_blocks(markdown: str, source: str = "README.md") -> list[Block]:
     """Every fenced block of ``markdown`` in order; raises ValueError on an unclosed fence or a
     marker that does not fit its block."""
     lines = markdown.splitlines()
@@ -54,21 +55,21 @@ def parse_blocks(markdown: str) -> list[Block]:
         while end < len(lines) and not lines[end].startswith("```"):
             end += 1
         if end == len(lines):
-            raise ValueError(f"README.md:{start + 1}: the fenced block is never closed")
+            raise ValueError(f"{source}:{start + 1}: the fenced block is never closed")
         before = lines[start - 1] if start > 0 else ""
-        block = Block(line=start + 1, language=match.group(1).lower(), text="\n".join(lines[start + 1 : end]) + "\n")
+        block = Block(line=start + 1, language=match.group(1).lower(), text="\n".join(lines[start + 1 : end]) + "\n", source=source)
         not_run, file_name = _NOT_RUN.match(before), _FILE.match(before)
         if not_run:
             if not block.is_code:
                 raise ValueError(f"{block.where}: a not-run marker belongs on a python, sql or bash block")
             if not not_run.group(1):
                 raise ValueError(f"{block.where}: the not-run marker gives no reason")
-            block = Block(block.line, block.language, block.text, not_run_reason=not_run.group(1))
+            block = Block(block.line, block.language, block.text, not_run_reason=not_run.group(1), source=source)
         if file_name:
             name = file_name.group(1)
             if block.is_code or not name or Path(name).is_absolute() or ".." in Path(name).parts:
                 raise ValueError(f"{block.where}: a file marker names a relative path and sits on a text block")
-            block = Block(block.line, block.language, block.text, file_name=name)
+            block = Block(block.line, block.language, block.text, file_name=name, source=source)
         blocks.append(block)
         i = end + 1
     return blocks

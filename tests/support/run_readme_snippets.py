@@ -1,6 +1,9 @@
-"""Runs README.md's snippets in order, as a reader would paste them, and reports each as JSON.
+"""Runs the snippets of Markdown files in order, as a reader would paste them, and reports each as JSON.
 
-    python -m tests.support.run_readme_snippets README.md REPORT.json [--queries QUERIES.json] [--demo]
+    python -m tests.support.run_readme_snippets REPORT.json README.md [MORE.md ...] [--queries QUERIES.json] [--demo]
+
+The files run one after the other in one process and one namespace (``docs/*.md`` pages each
+start their own session with ``iceberg_doris.session()``, which returns the running one).
 
 Run it in a process of its own, in the working folder the snippets' relative paths are read from,
 with ``ICEBERG_DORIS_HOME`` set to a fresh folder: the first python snippet's
@@ -31,15 +34,16 @@ from tests.support.readme_blocks import Block, parse_blocks
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("readme")
     parser.add_argument("report")
+    parser.add_argument("markdown", nargs="+")
     parser.add_argument("--queries")
     parser.add_argument("--demo", action="store_true")
     args = parser.parse_args(argv)
 
     namespace: dict[str, Any] = {"__name__": "__readme__"}
     results = []
-    for block in parse_blocks(Path(args.readme).read_text()):
+    blocks = [block for name in args.markdown for block in parse_blocks(Path(name).read_text(), _source(name))]
+    for block in blocks:
         started = time.monotonic()
         results.append({**_run_block(block, namespace), "seconds": round(time.monotonic() - started, 2)})
         _write(args.report, results, {}, None)
@@ -52,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_block(block: Block, namespace: dict[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = {"line": block.line, "language": block.language or "text"}
+    result: dict[str, Any] = {"source": block.source, "line": block.line, "language": block.language or "text"}
     if block.file_name:
         target = Path(block.file_name)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +142,13 @@ def _run_demo() -> dict[str, Any]:
     except BaseException as error:  # noqa: BLE001
         return {"status": "failed", "error": _describe(error), "output": out.getvalue()}
     return {"status": "ok", "output": out.getvalue()}
+
+
+def _source(name: str) -> str:
+    """The file as messages name it: relative to the repository when it is inside it."""
+    path = Path(name).resolve()
+    repository = Path(__file__).resolve().parents[2]
+    return str(path.relative_to(repository)) if path.is_relative_to(repository) else name
 
 
 def _describe(error: BaseException) -> str:
