@@ -1,19 +1,19 @@
 # The two commands of the README: each sets everything up first (idempotent, quick the second time).
 .PHONY: setup demo test test-java test-other-lines test-wheel jars
 
-# Known gaps of the Spark 4 lines (README, "Compatibility"): the default line skips them, Spark 3.5
-# runs them. Spark 4's JVM and Ivy print to stderr at every start, which the README and docs snippet, CLI output and
-# secret checks refuse; a key rename read by the scan lookup (key index off) trips Iceberg's filter
-# binding on time travel.
-SPARK4_GAPS = tests/test_readme_snippets.py tests/test_secrets_stay_secret.py \
-	tests/procedures/test_sequence_table_renames.py
+# Known gap of the Spark 4 lines (README, "Compatibility"): the default line skips it, Spark 3.5
+# runs it. A key rename read by the scan lookup (key index off) trips Iceberg's filter binding on
+# time travel.
+SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # What the other lines run within CI's time: on both, the tests of what differs by line (the CALL
-# bridge, argument binding, keyed loads, session settings and listeners); on 3.5 also the gaps above
-# and its own entry points and local-cluster masters (4.0 shares 4.1's Spark 4 classes for those).
+# bridge, argument binding, keyed loads, session settings and listeners); on 3.5 also the gap above,
+# its own entry points, local-cluster masters and the CLI's output (4.0 shares 4.1's Spark 4 classes
+# and launcher for those).
 LINE_TESTS = tests/procedures/test_call_bridge.py tests/procedures/test_argument_values.py \
 	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py \
 	tests/catalog/test_session_defaults.py tests/catalog/test_loopback_listeners.py
-SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py
+SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
+	tests/test_cli_output_and_prompt.py
 
 setup:
 	./scripts/setup.sh
