@@ -10,9 +10,9 @@ SPARK4_GAPS = tests/test_readme_snippets.py tests/test_secrets_stay_secret.py \
 # What the other lines run within CI's time: on both, the tests of what differs by line (the CALL
 # bridge, argument binding, keyed loads, session settings and listeners); on 3.5 also the gaps above
 # and its own entry points and local-cluster masters (4.0 shares 4.1's Spark 4 classes for those).
-LINE_TESTS = tests/procedures/test_call_bridge.py tests/procedures/test_argument_values.py \
+LINE_TESTS = tests/spark_session/test_call_bridge.py tests/procedures/test_argument_values.py \
 	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py \
-	tests/catalog/test_session_defaults.py tests/catalog/test_loopback_listeners.py
+	tests/spark_session/test_session_defaults.py tests/spark_session/test_loopback_listeners.py
 SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py
 
 setup:
@@ -48,4 +48,4 @@ test-wheel:
 	ICEBERG_DORIS_WHEEL_TEST=1 .venv/bin/python -m pytest tests/packaging/test_wheel.py
 
 jars:
-	.venv/bin/python -m iceberg_doris.catalog.prefetch
+	.venv/bin/python -m iceberg_doris.spark_session.prefetch

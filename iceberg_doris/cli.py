@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from iceberg_doris.catalog.masking import mask_secrets
 from iceberg_doris.errors import DorisError
-from iceberg_doris.masking import mask_secrets
 from iceberg_doris.sql_script import split_statements
 
 DEFAULT_MAX_ROWS = 1000
@@ -89,10 +89,10 @@ def run_statement(spark: Any, statement: str, args: argparse.Namespace) -> bool:
 
 def print_spark_conf(args: argparse.Namespace) -> int:
     """Prints the session's Spark settings as a properties file (no password: see its header)."""
-    from iceberg_doris.catalog import CatalogSettings, spark_conf
-    from iceberg_doris.shuffle_sizing import SHUFFLE_PARTITIONS, fixed_partitions
-    from iceberg_doris.catalog.spark_properties import render_properties
-    from iceberg_doris.catalog.spark_session import resolve_master
+    from iceberg_doris.catalog import CatalogSettings
+    from iceberg_doris.spark_session.builder import resolve_master, spark_conf
+    from iceberg_doris.spark_session.shuffle_sizing import SHUFFLE_PARTITIONS, fixed_partitions
+    from iceberg_doris.spark_session.spark_properties import render_properties
 
     try:
         settings = CatalogSettings.resolve(
@@ -201,16 +201,15 @@ def _cell(value: Any) -> str:
 
 
 def _message(error: Exception) -> str:
-    from py4j.protocol import Py4JJavaError
+    from iceberg_doris.spark_session.java_errors import java_message
 
-    if isinstance(error, Py4JJavaError):
-        return mask_secrets(str(error.java_exception.getMessage()))
-    return mask_secrets(str(error).strip())
+    java = java_message(error)
+    return mask_secrets(java if java is not None else str(error).strip())
 
 
 def _warn_about_visible_secrets(args: argparse.Namespace) -> None:
     """A secret on our own command line is readable by every local user (``ps``); say so."""
-    from iceberg_doris.session_secrets import is_secret_setting
+    from iceberg_doris.spark_session.secrets import is_secret_setting
 
     if args.catalog_uri and mask_secrets(args.catalog_uri) != args.catalog_uri:
         print(
@@ -237,7 +236,7 @@ def _read_script(path: str) -> str:
 
 
 def _session(args: argparse.Namespace) -> Any:
-    from iceberg_doris.catalog import session
+    from iceberg_doris.spark_session.builder import session
 
     return session(
         home=args.home,

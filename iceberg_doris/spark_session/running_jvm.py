@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.catalog.runtime_jars import listed
 from iceberg_doris.errors import SetupError
+from iceberg_doris.spark_session.runtime_jars import listed
 
 if TYPE_CHECKING:
-    from iceberg_doris.catalog.runtime_jars import RuntimeJars
+    from iceberg_doris.spark_session.runtime_jars import RuntimeJars
 
 BRIDGE_CLASS = "io.icebergdoris.spark.DorisProcedureCatalog"
 JDBC_DRIVER_CLASSES = ("org.sqlite.JDBC", "org.postgresql.Driver")

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from iceberg_doris.py4j_sockets import connections_with_delay, gateway_server, send_without_delay
+from iceberg_doris.spark_session.py4j_sockets import connections_with_delay, gateway_server, send_without_delay
 
 pytestmark = pytest.mark.spark
 

@@ -10,13 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from iceberg_doris.catalog.running_jvm import prepare_driver_jvm
-from iceberg_doris.catalog.runtime_jars import listed, resolve_runtime_jars
-from iceberg_doris.spark_lines import running_line
-from iceberg_doris.shuffle_sizing import is_local_cluster
-from iceberg_doris.session_secrets import split_secret_settings, supply_secret_settings
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.spark_session.catalog_conf import spark_catalog_conf
+from iceberg_doris.spark_session.running_jvm import prepare_driver_jvm
+from iceberg_doris.spark_session.runtime_jars import listed, resolve_runtime_jars
+from iceberg_doris.spark_session.secrets import split_secret_settings, supply_secret_settings
+from iceberg_doris.spark_session.shuffle_sizing import is_local_cluster
+from iceberg_doris.spark_session.spark_lines import running_line
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -61,9 +62,9 @@ def session(
     A local master (``local[*]``) binds every Spark listener to 127.0.0.1 and makes them
     authenticate (``spark.authenticate``, with a secret Spark keeps in memory). A
     ``local-cluster[N,C,M]`` master gets the same, its secret made inside the driver JVM and its
-    embedded Master, Workers and executors on loopback (:mod:`iceberg_doris.catalog.local_cluster`).
+    embedded Master, Workers and executors on loopback (:mod:`iceberg_doris.spark_session.local_cluster`).
     ``spark.sql.shuffle.partitions`` is sized for the master's cores unless set
-    (:mod:`iceberg_doris.shuffle_sizing`). Secret catalog
+    (:mod:`iceberg_doris.spark_session.shuffle_sizing`). Secret catalog
     settings (the catalog password, ``spark.sql.catalog.*`` keys naming a secret, password, token
     or access key) are handed to the driver after it starts, never on its command line.
 
@@ -96,14 +97,14 @@ def session(
         builder = SparkSession.builder.appName("iceberg-doris").master(resolved_master)
         launch, secrets = split_secret_settings(spark_conf(settings, master=master, conf=conf))
         if is_local_cluster(resolved_master):
-            from iceberg_doris.catalog.local_cluster import start_local_cluster_driver
+            from iceberg_doris.spark_session.local_cluster import start_local_cluster_driver
 
             start_local_cluster_driver(resolved_master, launch)
         for key, value in launch.items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
         _check_static_conf(spark)
-        from iceberg_doris.procedures.bridge import install
+        from iceberg_doris.spark_session.bridge import install
 
         install(spark, settings)
         supply_secret_settings(spark, secrets)  # conf's own secret settings, after ours: conf wins
@@ -168,7 +169,7 @@ def spark_conf(
         memory = local_driver_memory()
         if memory is not None:
             result["spark.driver.memory"] = memory
-    result.update(settings.spark_catalog_conf())
+    result.update(spark_catalog_conf(settings))
     result.update(conf or {})
     # The jar and package lists are merged, not overridden: the user's own come first.
     jars = [str(j) for j in runtime.jars]
@@ -177,7 +178,7 @@ def spark_conf(
         # A local-cluster's executors fail to deserialize a load's tasks when the Iceberg runtime
         # reaches them as a package (a ClassCastException of a SerializedLambda; as jars they run):
         # the packages are resolved to their files here, by Spark's Ivy code, and listed as jars.
-        from iceberg_doris.catalog.prefetch import package_files
+        from iceberg_doris.spark_session.prefetch import package_files
 
         jars += [str(f) for f in package_files(packages_of_ours, conf or {})]
         packages_of_ours = ()

@@ -12,7 +12,7 @@ from pyspark.errors import IllegalArgumentException
 from iceberg_doris import doris
 from iceberg_doris.engine import key_index
 from iceberg_doris.errors import EngineError
-from iceberg_doris.java_errors import translate
+from iceberg_doris.spark_session.java_errors import translate
 from tests.concurrency import snapshot_count, unique_table, values
 
 pytestmark = pytest.mark.spark
@@ -73,6 +73,6 @@ def test_an_unrecognised_java_failure_names_its_innermost_cause(spark):
     assert str(translated) == (
         "doris.load into db.t failed inside Spark/Iceberg (NumberFormatException: For input string: \"twelve\"); nothing "
         "was committed. This is not a known user error: run it again, and if it fails the same way report it with the "
-        "stack trace logged by iceberg_doris.java_errors"
+        "stack trace logged by iceberg_doris.spark_session.java_errors"
     )
     assert translate(ValueError("a Python bug"), "doris.load") is None

@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# The name users turn the lines on and off by (the README's), not this module's __name__.
 LOGGER_NAME = "iceberg_doris.progress"
 log = logging.getLogger(LOGGER_NAME)
 

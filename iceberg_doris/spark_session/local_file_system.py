@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from iceberg_doris.shuffle_sizing import is_local_cluster
+from iceberg_doris.spark_session.shuffle_sizing import is_local_cluster
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

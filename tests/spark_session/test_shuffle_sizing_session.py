@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.session_sizing import size_shuffle_partitions
-from iceberg_doris.shuffle_sizing import CHOSEN_MARKER, SHUFFLE_PARTITIONS, fixed_partitions
+from iceberg_doris.spark_session.shuffle_sizing import CHOSEN_MARKER, SHUFFLE_PARTITIONS, fixed_partitions
+from iceberg_doris.spark_session.sizing import size_shuffle_partitions
 from tests.packaging.helpers import printed, run
 from tests.packaging.test_session_entry_points import _environment
 

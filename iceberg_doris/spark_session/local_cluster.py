@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from iceberg_doris.errors import ConfigurationError
-from iceberg_doris.shuffle_sizing import is_local_cluster
+from iceberg_doris.spark_session.shuffle_sizing import is_local_cluster
 
 LOCAL_IP_ENV = "SPARK_LOCAL_IP"
 SPARK_HOME_ENV = "SPARK_HOME"

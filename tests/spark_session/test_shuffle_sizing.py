@@ -1,11 +1,11 @@
 """The shuffle-partition rule (pure: no Spark). The session applies it in
-tests/catalog/test_shuffle_sizing_session.py and tests/packaging/test_local_cluster.py."""
+tests/spark_session/test_shuffle_sizing_session.py and tests/packaging/test_local_cluster.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from iceberg_doris.shuffle_sizing import (
+from iceberg_doris.spark_session.shuffle_sizing import (
     decide_shuffle_partitions,
     fixed_partitions,
     is_in_process,

@@ -1,7 +1,7 @@
 """The jars a Spark session needs, the ordinary way: from Maven Central through Spark's own
 ``spark.jars.packages``, plus our bridge jar.
 
-- The Iceberg Spark runtime of the running PySpark's line (:mod:`iceberg_doris.spark_lines`)
+- The Iceberg Spark runtime of the running PySpark's line (:mod:`iceberg_doris.spark_session.spark_lines`)
   and the SQLite and PostgreSQL JDBC drivers are Maven coordinates: Spark resolves them with Ivy
   when the driver starts and keeps them in its Ivy cache, so only the first start downloads.
 - Machines without Maven Central use Spark's own settings: ``spark.jars.repositories`` names a
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from iceberg_doris.spark_lines import (
+from iceberg_doris.spark_session.spark_lines import (
     POSTGRES_JDBC_PACKAGE,
     SQLITE_JDBC_PACKAGE,
     SUPPORTED,

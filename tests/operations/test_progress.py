@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.progress import LOGGER_NAME
+from iceberg_doris.operations.progress import LOGGER_NAME
 
 pytestmark = pytest.mark.spark
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.local_file_system import LOCAL_FILE_SYSTEM, replaces_local_file_system
+from iceberg_doris.spark_session.local_file_system import LOCAL_FILE_SYSTEM, replaces_local_file_system
 
 UMASK = "fs.permissions.umask-mode"
 

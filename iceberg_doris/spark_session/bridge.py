@@ -14,19 +14,20 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.spark_lines import running_line
-from iceberg_doris.jvm_lookups import remember_lookups
-from iceberg_doris.local_file_system import write_local_files_without_chmod
-from iceberg_doris.py4j_sockets import send_without_delay
-from iceberg_doris.session_defaults import apply_session_defaults
-from iceberg_doris.session_sizing import size_shuffle_partitions
-from iceberg_doris.session_secrets import supply_secret_settings
+from iceberg_doris.catalog.masking import mask_secrets
 from iceberg_doris.errors import ConfigurationError, DorisError
-from iceberg_doris.masking import mask_secrets
 from iceberg_doris.procedures.binding import reject_duplicate_keys
-from iceberg_doris.procedures.callback_server import start_authenticated_callback_server
 from iceberg_doris.procedures.invocation import run_procedure
 from iceberg_doris.procedures.registry import get_procedure
+from iceberg_doris.spark_session.callback_server import start_authenticated_callback_server
+from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
+from iceberg_doris.spark_session.defaults import apply_session_defaults
+from iceberg_doris.spark_session.jvm_lookups import remember_lookups
+from iceberg_doris.spark_session.local_file_system import write_local_files_without_chmod
+from iceberg_doris.spark_session.py4j_sockets import send_without_delay
+from iceberg_doris.spark_session.secrets import supply_secret_settings
+from iceberg_doris.spark_session.sizing import size_shuffle_partitions
+from iceberg_doris.spark_session.spark_lines import running_line
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -93,17 +94,17 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     and refuses every connection without the gateway's secret.
 
     ``spark.sql.shuffle.partitions`` is sized for the session's cores unless it is set already
-    (:mod:`iceberg_doris.shuffle_sizing`), and Spark's cache is not compressed unless
-    ``spark.sql.inMemoryColumnarStorage.compressed`` is set (:mod:`iceberg_doris.session_defaults`).
+    (:mod:`iceberg_doris.spark_session.shuffle_sizing`), and Spark's cache is not compressed unless
+    ``spark.sql.inMemoryColumnarStorage.compressed`` is set (:mod:`iceberg_doris.spark_session.defaults`).
     The driver's py4j view remembers what each Java name resolves to
-    (:mod:`iceberg_doris.jvm_lookups`): a lookup searches every jar, about 0.1 s per load. Its
-    py4j connections send each answer at once (:mod:`iceberg_doris.py4j_sockets`): with Nagle's
+    (:mod:`iceberg_doris.spark_session.jvm_lookups`): a lookup searches every jar, about 0.1 s per load. Its
+    py4j connections send each answer at once (:mod:`iceberg_doris.spark_session.py4j_sockets`): with Nagle's
     algorithm, py4j's default, an answer over 8 KiB waited 40 ms. In local mode, files are written
-    without a ``chmod`` process each (:mod:`iceberg_doris.local_file_system`).
+    without a ``chmod`` process each (:mod:`iceberg_doris.spark_session.local_file_system`).
     """
     require_doris_extensions(spark)
     if settings is not None:
-        supply_secret_settings(spark, settings.spark_catalog_secrets())
+        supply_secret_settings(spark, spark_catalog_secrets(settings))
     start_authenticated_callback_server(spark.sparkContext._gateway)
     send_without_delay(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers

@@ -6,7 +6,7 @@ small cluster a keyed load plans hundreds of near-empty tasks per shuffle (the i
 execution, on by default, coalesces most of them (see README, "Sessions and catalogs"); without it
 200 partitions also meant 200 tasks per shuffle and about 200 data files per load.
 
-The rule, as pure functions (no Spark here; :mod:`iceberg_doris.session_sizing` applies it):
+The rule, as pure functions (no Spark here; :mod:`iceberg_doris.spark_session.sizing` applies it):
 
 - a value anyone set (builder, ``spark-defaults.conf``, ``--conf``, ``session(conf=...)``,
   ``SET``) is never touched;

@@ -1,6 +1,6 @@
 """Spark's console progress bar is on when stderr is a terminal (a person watching) and off when
 it is a pipe or file (logs, CI); ``conf`` overrides it either way. The session's own setting is
-checked in tests/test_progress.py."""
+checked in tests/operations/test_progress.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 CODE = (
-    "from iceberg_doris.catalog.spark_session import _stderr_is_terminal; "
+    "from iceberg_doris.spark_session.builder import _stderr_is_terminal; "
     "print('progress bar', 'on' if _stderr_is_terminal() else 'off')"
 )
 

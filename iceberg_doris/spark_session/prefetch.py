@@ -1,12 +1,12 @@
 """Fetches what a first session would: builds the bridge jar (in a checkout) and has Spark resolve
 the Maven packages into its Ivy cache, so the first ``session()`` starts without downloading.
 
-    python -m iceberg_doris.catalog.prefetch
+    python -m iceberg_doris.spark_session.prefetch
 
 ``scripts/setup.sh`` runs it for every virtualenv it makes. It remembers what it fetched (a stamp
 beside the interpreter's environment), so a second run starts no JVM.
 
-    python -m iceberg_doris.catalog.prefetch --files COORDINATE...
+    python -m iceberg_doris.spark_session.prefetch --files COORDINATE...
 
 prints the local jar files of Maven packages (resolved by Spark's Ivy code in a JVM of its own),
 for sessions that must list jars rather than packages (:func:`package_files`).
@@ -21,9 +21,9 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from iceberg_doris.catalog.runtime_jars import resolve_runtime_jars
 from iceberg_doris.errors import SetupError
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.runtime_jars import resolve_runtime_jars
+from iceberg_doris.spark_session.spark_lines import running_line
 
 # The settings Spark's resolution reads (mirrors, exclusions, the Ivy folder and settings file).
 RESOLUTION_SETTINGS = ("spark.jars.repositories", "spark.jars.excludes", "spark.jars.ivy", "spark.jars.ivySettings")
@@ -59,7 +59,7 @@ def package_files(packages: tuple[str, ...], conf: Mapping[str, str]) -> list[Pa
         return []
     settings = {key: conf[key] for key in RESOLUTION_SETTINGS if key in conf}
     result = subprocess.run(
-        [sys.executable, "-m", "iceberg_doris.catalog.prefetch", "--files", json.dumps(settings), *packages],
+        [sys.executable, "-m", "iceberg_doris.spark_session.prefetch", "--files", json.dumps(settings), *packages],
         capture_output=True, text=True,
     )
     files = [line.removeprefix("FILE ") for line in result.stdout.splitlines() if line.startswith("FILE ")]
@@ -72,7 +72,7 @@ def _print_package_files(settings_json: str, packages: list[str]) -> None:
     from pyspark import SparkConf
     from pyspark.java_gateway import launch_gateway
 
-    from iceberg_doris.catalog.running_jvm import resolve_packages
+    from iceberg_doris.spark_session.running_jvm import resolve_packages
 
     gateway = launch_gateway(SparkConf())
     try:

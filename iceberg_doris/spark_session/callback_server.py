@@ -20,7 +20,7 @@ import secrets
 from typing import Any
 
 from iceberg_doris.errors import ConfigurationError
-from iceberg_doris.py4j_sockets import gateway_server
+from iceberg_doris.spark_session.py4j_sockets import gateway_server
 
 LOOPBACK = "127.0.0.1"
 

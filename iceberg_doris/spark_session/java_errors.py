@@ -50,6 +50,15 @@ def java_causes(error: BaseException) -> list[JavaCause]:
     return causes
 
 
+def java_message(error: BaseException) -> str | None:
+    """The message of the Java exception a py4j call raised, or None if ``error`` is not one."""
+    from py4j.protocol import Py4JJavaError
+
+    if isinstance(error, Py4JJavaError):
+        return str(error.java_exception.getMessage())
+    return None
+
+
 def _first_line(text: str, limit: int = 300) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -125,5 +134,5 @@ def translate(error: BaseException, what: str) -> DorisError | None:
         detail = f"{type(error).__name__}: {_first_line(str(error))}"
     return EngineError(
         f"{what} failed inside Spark/Iceberg ({detail}); {NOTHING_COMMITTED}. This is not a known user error: run it "
-        "again, and if it fails the same way report it with the stack trace logged by iceberg_doris.java_errors"
+        "again, and if it fails the same way report it with the stack trace logged by iceberg_doris.spark_session.java_errors"
     )

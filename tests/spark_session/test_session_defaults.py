@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iceberg_doris.session_defaults import ANSI, CACHE_COMPRESSION, apply_session_defaults
+from iceberg_doris.spark_session.defaults import ANSI, CACHE_COMPRESSION, apply_session_defaults
 
 pytestmark = pytest.mark.spark
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from iceberg_doris.catalog.settings import CatalogSettings
-from iceberg_doris.catalog.spark_session import spark_conf
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.builder import spark_conf
+from iceberg_doris.spark_session.spark_lines import running_line
 
 LISTEN = "0A"  # TCP state in /proc/net/tcp
 

@@ -1,4 +1,4 @@
-"""Applies :mod:`iceberg_doris.shuffle_sizing` to a running session.
+"""Applies :mod:`iceberg_doris.spark_session.shuffle_sizing` to a running session.
 
 Called when the procedures are installed on a session (``session()``, ``install(spark)``) and
 before each ``doris.*`` procedure runs, so executors that register after the session started
@@ -12,7 +12,7 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from iceberg_doris.shuffle_sizing import CHOSEN_MARKER, SHUFFLE_PARTITIONS, decide_shuffle_partitions
+from iceberg_doris.spark_session.shuffle_sizing import CHOSEN_MARKER, SHUFFLE_PARTITIONS, decide_shuffle_partitions
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -10,7 +10,7 @@ from pyspark.errors import AnalysisException, IllegalArgumentException, ParseExc
 from iceberg_doris import doris
 from iceberg_doris.errors import ProcedureArgumentError, TableNotFoundError
 from iceberg_doris.procedures import all_procedures
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.spark_lines import running_line
 from tests.procedures import sample_procedures  # noqa: F401  (registers the test procedures)
 
 NATIVE_CALL = running_line().native_call  # Spark 4: CALL is Spark's own

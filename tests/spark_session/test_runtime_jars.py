@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from iceberg_doris import spark_lines
-from iceberg_doris.catalog import runtime_jars
-from iceberg_doris.spark_lines import SUPPORTED, line_of
 from iceberg_doris.errors import SetupError
+from iceberg_doris.spark_session import spark_lines
+from iceberg_doris.spark_session import runtime_jars
+from iceberg_doris.spark_session.spark_lines import SUPPORTED, line_of
 
 
 def test_each_line_resolves_its_own_iceberg_runtime_and_the_jdbc_drivers(monkeypatch):
