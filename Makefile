@@ -1,5 +1,5 @@
 # The two commands of the README: each sets everything up first (idempotent, quick the second time).
-.PHONY: setup demo test test-java test-other-lines test-wheel jars
+.PHONY: setup demo test test-java test-other-lines test-wheel jars python-api
 
 # Known gaps of the Spark 4 lines (README, "Compatibility"): the default line skips them, Spark 3.5
 # runs them. Spark 4's JVM and Ivy print to stderr at every start, which the README, CLI output and
@@ -49,3 +49,8 @@ test-wheel:
 
 jars:
 	.venv/bin/python -m iceberg_doris.spark_session.prefetch
+
+# Rewrites iceberg_doris/doris.py (every procedure as a Python function) from the procedure registry,
+# after a procedure, parameter, default or doc changed; tests/procedures/test_python_api.py checks it.
+python-api:
+	.venv/bin/python -m iceberg_doris.procedures.render_python_api
