@@ -149,3 +149,9 @@ def test_procedures_do_not_reach_into_the_engine(module):
         if imported.startswith(("iceberg_doris.engine", "iceberg_doris.merge_on_write", "iceberg_doris.loading"))
     ]
     assert reached == [], f"{module} imports {reached}: call an operation (iceberg_doris.operations) instead"
+
+
+def test_the_package_root_holds_only_the_public_face():
+    """``iceberg_doris.session()``, ``catalog()``, ``doris`` and ``errors`` are reached from the root;
+    every other module lives in its package (session plumbing in spark_session/, the CLI in cli/)."""
+    assert sorted(path.name for path in PACKAGE.glob("*.py")) == ["__init__.py", "doris.py", "errors.py"]

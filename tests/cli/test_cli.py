@@ -11,7 +11,7 @@ import pytest
 
 from iceberg_doris.cli import main, render_table
 from iceberg_doris.procedures import all_procedures
-from iceberg_doris.sql_script import split_statements
+from iceberg_doris.cli.sql_script import split_statements
 
 CLI = Path(sys.executable).parent / "iceberg-doris"
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from iceberg_doris.catalog.masking import mask_secrets
 from iceberg_doris.errors import DorisError
-from iceberg_doris.sql_script import split_statements
+from iceberg_doris.cli.sql_script import split_statements
 
 DEFAULT_MAX_ROWS = 1000
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ERROR: {mask_secrets(str(error))}", file=sys.stderr)
         return 1
     if interactive:
-        from iceberg_doris.cli_prompt import run_prompt
+        from iceberg_doris.cli.prompt import run_prompt
 
         return run_prompt(lambda statement: run_statement(spark, statement, args))
     for statement in statements:
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_statement(spark: Any, statement: str, args: argparse.Namespace) -> bool:
     """Runs one statement and prints its result in ``--output`` format (or its error); False on error."""
-    from iceberg_doris.cli_output import render
+    from iceberg_doris.cli.output import render
 
     try:
         frame = spark.sql(statement)
@@ -321,6 +321,3 @@ def _add_compaction_flag(parser: argparse.ArgumentParser) -> None:
         "until interrupted (loads may run meanwhile: neither fails)",
     )
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import iceberg_doris
-from iceberg_doris.cli_output import render_csv, render_json
+from iceberg_doris.cli.output import render_csv, render_json
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "iceberg_doris.cli"]
 QUERY = "SELECT 1 AS id, 'a,\"b' AS name, CAST(NULL AS STRING) AS note, DATE'2024-05-01' AS d, CAST(1.50 AS DECIMAL(5,2)) AS x"
 

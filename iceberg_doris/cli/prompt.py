@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from iceberg_doris.sql_script import split_statements
+from iceberg_doris.cli.sql_script import split_statements
 
 PROMPT = "doris> "
 CONTINUATION = "    -> "
