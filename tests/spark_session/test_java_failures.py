@@ -48,12 +48,13 @@ def test_a_value_spark_cannot_compute_is_named_with_the_fix(spark, namespace):
     doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     doris.load(spark, table=table, query=values(["(1,'a')"], "k, v"))
     before = snapshot_count(spark, table)
+    previous = spark.conf.get("spark.sql.ansi.enabled")  # the session's default (false), not Spark 4's
     spark.conf.set("spark.sql.ansi.enabled", "true")
     try:
         with pytest.raises(EngineError) as raised:
             doris.delete(spark, table=table, where="k / 0 > 1")
     finally:
-        spark.conf.unset("spark.sql.ansi.enabled")
+        spark.conf.set("spark.sql.ansi.enabled", previous)
     message = str(raised.value)
     assert message.startswith("doris.delete failed: Spark could not compute a value (")
     assert "DIVIDE_BY_ZERO" in message
