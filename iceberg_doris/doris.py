@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from iceberg_doris import procedures as _procedures
 from iceberg_doris.procedures.python_api import call_procedure as _call
 from iceberg_doris.procedures.python_api import entry_point as _entry_point
+from iceberg_doris.procedures.python_api import procedure_function as _procedure
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 
+@_procedure
 def add_partition(
     spark: SparkSession,
     /,
@@ -91,6 +93,7 @@ def add_partition(
     })
 
 
+@_procedure
 def add_temp_partition(
     spark: SparkSession,
     /,
@@ -125,6 +128,7 @@ def add_temp_partition(
     })
 
 
+@_procedure
 def auto_compact(
     spark: SparkSession,
     /,
@@ -145,6 +149,7 @@ def auto_compact(
     return _call(spark, "auto_compact", {"table": table})
 
 
+@_procedure
 def cleanup(
     spark: SparkSession,
     /,
@@ -169,6 +174,7 @@ def cleanup(
     return _call(spark, "cleanup", {"table": table, "older_than": older_than, "retain_last": retain_last})
 
 
+@_procedure
 def compact(
     spark: SparkSession,
     /,
@@ -191,6 +197,7 @@ def compact(
     return _call(spark, "compact", {"table": table, "partitions": partitions})
 
 
+@_procedure
 def create_table(
     spark: SparkSession,
     /,
@@ -211,6 +218,7 @@ def create_table(
     return _call(spark, "create_table", {"ddl": ddl})
 
 
+@_procedure
 def delete(
     spark: SparkSession,
     /,
@@ -237,6 +245,7 @@ def delete(
     return _call(spark, "delete", {"table": table, "where": where, "partitions": partitions, "label": label})
 
 
+@_procedure
 def describe(
     spark: SparkSession,
     /,
@@ -257,6 +266,7 @@ def describe(
     return _call(spark, "describe", {"table": table})
 
 
+@_procedure
 def drop_partition(
     spark: SparkSession,
     /,
@@ -288,6 +298,7 @@ def drop_partition(
     })
 
 
+@_procedure
 def drop_temp_partition(
     spark: SparkSession,
     /,
@@ -312,6 +323,7 @@ def drop_temp_partition(
     return _call(spark, "drop_temp_partition", {"table": table, "partition": partition, "if_exists": if_exists})
 
 
+@_procedure
 def help(
     spark: SparkSession,
     /,
@@ -333,6 +345,7 @@ def help(
     return _call(spark, "help", {"procedure": procedure})
 
 
+@_procedure
 def insert_overwrite(
     spark: SparkSession,
     /,
@@ -367,6 +380,7 @@ def insert_overwrite(
     })
 
 
+@_procedure
 def load(
     spark: SparkSession,
     /,
@@ -440,6 +454,7 @@ def load(
     })
 
 
+@_procedure
 def recover_partition(
     spark: SparkSession,
     /,
@@ -464,6 +479,7 @@ def recover_partition(
     return _call(spark, "recover_partition", {"table": table, "partition": partition, "new_name": new_name})
 
 
+@_procedure
 def rename_partition(
     spark: SparkSession,
     /,
@@ -488,6 +504,7 @@ def rename_partition(
     return _call(spark, "rename_partition", {"table": table, "partition": partition, "new_name": new_name})
 
 
+@_procedure
 def replace_partition(
     spark: SparkSession,
     /,
@@ -522,6 +539,7 @@ def replace_partition(
     })
 
 
+@_procedure
 def run_dynamic_partition(
     spark: SparkSession,
     /,
@@ -542,6 +560,7 @@ def run_dynamic_partition(
     return _call(spark, "run_dynamic_partition", {"table": table})
 
 
+@_procedure
 def set_properties(
     spark: SparkSession,
     /,
@@ -564,6 +583,7 @@ def set_properties(
     return _call(spark, "set_properties", {"table": table, "properties": properties})
 
 
+@_procedure
 def show_partitions(
     spark: SparkSession,
     /,
@@ -586,6 +606,7 @@ def show_partitions(
     return _call(spark, "show_partitions", {"table": table, "temporary": temporary})
 
 
+@_procedure
 def swap_temp_partition(
     spark: SparkSession,
     /,
@@ -620,6 +641,7 @@ def swap_temp_partition(
     })
 
 
+@_procedure
 def truncate(
     spark: SparkSession,
     /,

@@ -10,9 +10,10 @@ a test) gets a function built at run time by :func:`entry_point`, with the same 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from iceberg_doris.procedures.invocation import run_procedure
 from iceberg_doris.procedures.parameter_types import python_argument
@@ -20,6 +21,9 @@ from iceberg_doris.procedures.registry import Procedure, get_procedure, render_d
 
 if TYPE_CHECKING:
     from pyspark.sql import Row, SparkSession
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def call_procedure(spark: "SparkSession", name: str, arguments: Mapping[str, Any]) -> list["Row"]:
@@ -31,6 +35,26 @@ def call_procedure(spark: "SparkSession", name: str, arguments: Mapping[str, Any
     rows = run_procedure(spark, procedure.name, raw)
     names = [column.name for column in procedure.output]
     return [Row(**dict(zip(names, map(_as_spark_collects, row)))) for row in rows]
+
+
+def procedure_function(function: Callable[P, R]) -> Callable[P, R]:
+    """Decorates each function of ``doris.py``: a call its signature refuses (an unknown argument,
+    a required one missing) goes to the binder anyway, so it fails as the same ``CALL`` does, with
+    :class:`~iceberg_doris.errors.ProcedureArgumentError` naming the argument and the usage (not a
+    bare TypeError). ``help()``, ``inspect.signature`` and editors see the function's own signature."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            if len(args) != 1:  # positional arguments after spark: a plain Python mistake
+                raise
+            return call_procedure(args[0], function.__name__, kwargs)
+        return function(*args, **kwargs)
+
+    return checked  # type: ignore[return-value]
 
 
 def python_docstring(procedure: type[Procedure]) -> str:

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from iceberg_doris import procedures as _procedures
 from iceberg_doris.procedures.python_api import call_procedure as _call
 from iceberg_doris.procedures.python_api import entry_point as _entry_point
+from iceberg_doris.procedures.python_api import procedure_function as _procedure
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -93,7 +94,7 @@ def render_function(procedure: type[Procedure]) -> str:
     name = procedure.name
     if not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(f"doris.{name} cannot be a Python function name")
-    lines = ["", "", f"def {name}(", "    spark: SparkSession,", "    /,"]
+    lines = ["", "", "@_procedure", f"def {name}(", "    spark: SparkSession,", "    /,"]
     if procedure.parameters:
         lines.append("    *,")
     for parameter in procedure.parameters:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from iceberg_doris import doris
+from iceberg_doris.errors import ProcedureArgumentError
 from iceberg_doris.procedures.parameter_types import BIGINT, STRING
 from iceberg_doris.procedures.python_api import entry_point, python_annotation, python_default, python_docstring
 from iceberg_doris.procedures.registry import OutputColumn, Parameter, Procedure
@@ -39,8 +40,8 @@ def test_the_functions_are_written_in_the_source():
 @pytest.mark.parametrize("procedure", PROCEDURES, ids=lambda p: p.name)
 def test_each_function_has_the_procedure_s_parameters_defaults_types_and_doc(procedure):
     function = doris.__dict__[procedure.name]  # in the module itself, not made by __getattr__
-    assert inspect.getsourcefile(function) == str(SOURCE)
-    assert function.__module__ == "iceberg_doris.doris"
+    assert inspect.getsourcefile(inspect.unwrap(function)) == str(SOURCE)
+    assert function.__module__ == "iceberg_doris.doris" and function.__name__ == procedure.name
     signature = inspect.signature(function)
     spark, *parameters = signature.parameters.values()
     assert (spark.name, spark.kind) == ("spark", inspect.Parameter.POSITIONAL_ONLY)
@@ -71,6 +72,16 @@ def test_help_shows_the_parameters_and_the_doc():
     assert "Loads rows from a table/view, a query or files into a table" in text
     assert "SQL: CALL doris.load(table string, source string = NULL" in text
     assert "max_filter_ratio (double, default 0.0): Tolerated share of filtered rows, 0 to 1." in text
+
+
+def test_arguments_the_signature_refuses_are_refused_by_the_binder_as_in_sql():
+    # No Spark needed: the binder refuses before the procedure runs.
+    with pytest.raises(ProcedureArgumentError, match=r"^Unknown argument: colour\. Usage: doris\.describe\(table string\)"):
+        doris.describe(None, table="db.t", colour="red")
+    with pytest.raises(ProcedureArgumentError, match=r"^Missing required parameters: \[table\]\. Usage"):
+        doris.describe(None)
+    with pytest.raises(TypeError):
+        doris.describe(None, "db.t")  # positional: a Python mistake, as for any function
 
 
 def test_a_procedure_registered_later_gets_a_function_at_run_time():
