@@ -1,5 +1,5 @@
 # The two commands of the README: each sets everything up first (idempotent, quick the second time).
-.PHONY: setup demo test test-java test-other-lines test-wheel jars
+.PHONY: setup demo test test-java test-other-lines test-wheel jars python-api
 
 # Known gap of the Spark 4 lines (README, "Compatibility"): the default line skips it, Spark 3.5
 # runs it. A key rename read by the scan lookup (key index off) trips Iceberg's filter binding on
@@ -9,11 +9,11 @@ SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # bridge, argument binding, keyed loads, session settings and listeners); on 3.5 also the gap above,
 # its own entry points, local-cluster masters and the CLI's output (4.0 shares 4.1's Spark 4 classes
 # and launcher for those).
-LINE_TESTS = tests/procedures/test_call_bridge.py tests/procedures/test_argument_values.py \
+LINE_TESTS = tests/spark_session/test_call_bridge.py tests/procedures/test_argument_values.py \
 	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py \
-	tests/catalog/test_session_defaults.py tests/catalog/test_loopback_listeners.py
+	tests/spark_session/test_session_defaults.py tests/spark_session/test_loopback_listeners.py
 SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
-	tests/test_cli_output_and_prompt.py
+	tests/cli/test_output_and_prompt.py
 
 setup:
 	./scripts/setup.sh
@@ -48,4 +48,9 @@ test-wheel:
 	ICEBERG_DORIS_WHEEL_TEST=1 .venv/bin/python -m pytest tests/packaging/test_wheel.py
 
 jars:
-	.venv/bin/python -m iceberg_doris.catalog.prefetch
+	.venv/bin/python -m iceberg_doris.spark_session.prefetch
+
+# Rewrites iceberg_doris/doris.py (every procedure as a Python function) from the procedure registry,
+# after a procedure, parameter, default or doc changed; tests/procedures/test_python_api.py checks it.
+python-api:
+	.venv/bin/python -m iceberg_doris.procedures.render_python_api

@@ -25,21 +25,21 @@ def _load_runtime_jars() -> types.ModuleType:
     names = (
         "iceberg_doris",
         "iceberg_doris.errors",
-        "iceberg_doris.spark_lines",
-        "iceberg_doris.catalog",
-        "iceberg_doris.catalog.runtime_jars",
+        "iceberg_doris.spark_session",
+        "iceberg_doris.spark_session.spark_lines",
+        "iceberg_doris.spark_session.runtime_jars",
     )
     saved = {name: sys.modules.get(name) for name in names}
-    catalog_package = types.ModuleType("iceberg_doris.catalog")
-    catalog_package.__path__ = []
-    modules = {"iceberg_doris": package, "iceberg_doris.catalog": catalog_package}
+    session_package = types.ModuleType("iceberg_doris.spark_session")
+    session_package.__path__ = []
+    modules = {"iceberg_doris": package, "iceberg_doris.spark_session": session_package}
     try:
         sys.modules["iceberg_doris"] = package
-        sys.modules["iceberg_doris.catalog"] = catalog_package
+        sys.modules["iceberg_doris.spark_session"] = session_package
         for name, path in (
             ("iceberg_doris.errors", ROOT / "iceberg_doris" / "errors.py"),
-            ("iceberg_doris.spark_lines", ROOT / "iceberg_doris" / "spark_lines.py"),
-            ("iceberg_doris.catalog.runtime_jars", ROOT / "iceberg_doris" / "catalog" / "runtime_jars.py"),
+            ("iceberg_doris.spark_session.spark_lines", ROOT / "iceberg_doris" / "spark_session" / "spark_lines.py"),
+            ("iceberg_doris.spark_session.runtime_jars", ROOT / "iceberg_doris" / "spark_session" / "runtime_jars.py"),
         ):
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
@@ -52,7 +52,7 @@ def _load_runtime_jars() -> types.ModuleType:
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = value
-    return modules["iceberg_doris.catalog.runtime_jars"]
+    return modules["iceberg_doris.spark_session.runtime_jars"]
 
 
 class BuildPyWithJars(build_py):

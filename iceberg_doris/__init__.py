@@ -6,9 +6,10 @@
 - :mod:`iceberg_doris.errors` has the exceptions.
 """
 
-from iceberg_doris.catalog import CatalogSettings, catalog, session, spark_conf
+from iceberg_doris.catalog import CatalogSettings, catalog
 from iceberg_doris.errors import DorisError
-from iceberg_doris.procedures import install
+from iceberg_doris.spark_session.bridge import install
+from iceberg_doris.spark_session.builder import session, spark_conf
 
 __version__ = "0.1.0"
 

@@ -9,75 +9,665 @@ Example:
     >>> rows = doris.help(spark, procedure="help")               # doctest: +SKIP
     >>> rows[0].procedure                                         # doctest: +SKIP
     'help'
+
+Written by ``python -m iceberg_doris.procedures.render_python_api`` from the procedure registry
+(:mod:`iceberg_doris.procedures.registry`): do not edit by hand.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import inspect
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from iceberg_doris import procedures as _procedures
-from iceberg_doris.procedures.parameter_types import python_argument
-from iceberg_doris.procedures.registry import Procedure, render_default
+from iceberg_doris.procedures.python_api import call_procedure as _call
+from iceberg_doris.procedures.python_api import entry_point as _entry_point
+from iceberg_doris.procedures.python_api import procedure_function as _procedure
 
 if TYPE_CHECKING:
-    from pyspark.sql import Row, SparkSession
+    import datetime as dt
+    from collections.abc import Callable, Mapping, Sequence
+    from decimal import Decimal
+
+    from pyspark.sql import DataFrame, Row, SparkSession
+
+__all__ = [
+    "add_partition",
+    "add_temp_partition",
+    "auto_compact",
+    "cleanup",
+    "compact",
+    "create_table",
+    "delete",
+    "describe",
+    "drop_partition",
+    "drop_temp_partition",
+    "help",
+    "insert_overwrite",
+    "load",
+    "recover_partition",
+    "rename_partition",
+    "replace_partition",
+    "run_dynamic_partition",
+    "set_properties",
+    "show_partitions",
+    "swap_temp_partition",
+    "truncate",
+]
 
 
-def _entry_point(procedure: type[Procedure]) -> Callable[..., list["Row"]]:
-    def call(spark: "SparkSession", **arguments: Any) -> list["Row"]:
-        from pyspark.sql import Row
+@_procedure
+def add_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partition: str,
+    values_less_than: str | int | float | Decimal | Sequence[str | int | float | Decimal] | None = None,
+    values_range: Sequence[str | int | float | Decimal] | Sequence[Sequence[str | int | float | Decimal] | str | int | float | Decimal] | None = None,
+    values_in: Sequence[str | int | float | Decimal | None] | str | int | float | Decimal | Sequence[Sequence[str | int | float | Decimal | None] | str | int | float | Decimal | None] | None = None,
+    temporary: bool = False,
+) -> list[Row]:
+    """Adds a RANGE or LIST partition (or a temporary partition) to a partitioned table.
 
-        raw = {name: _passthrough(value) for name, value in arguments.items()}
-        rows = _procedures.run_procedure(spark, procedure.name, raw)
-        names = [column.name for column in procedure.output]
-        return [Row(**dict(zip(names, map(_as_spark_collects, row)))) for row in rows]
+    Give exactly one of values_less_than, values_range or values_in. Overlapping ranges or lists are refused naming the conflicting partition. Refused on tables with dynamic_partition.enable=true (as Doris). temporary => true adds a temp partition: an Iceberg branch named doris_temp_<name>.
 
-    parameters = [inspect.Parameter("spark", inspect.Parameter.POSITIONAL_ONLY)]
-    for parameter in procedure.parameters:
-        default = inspect.Parameter.empty if parameter.required else parameter.default
-        parameters.append(inspect.Parameter(parameter.name, inspect.Parameter.KEYWORD_ONLY, default=default))
-    call.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    call.__name__ = call.__qualname__ = procedure.name
-    call.__module__ = __name__
-    call.__doc__ = _docstring(procedure)
-    return call
+    SQL: CALL doris.add_partition(table string, partition string, values_less_than string|array<string> = NULL, values_range array<string>|array<array<string>> = NULL, values_in array<string>|array<array<string>> = NULL, temporary boolean = false)
 
+    Args:
+        table (string, required): db.tbl
+        partition (string, required): New partition name (letters, digits, '_', '-').
+        values_less_than (string|array<string>, default NULL): Upper bound: a value, an array (multi-column) or 'MAXVALUE'.
+        values_range (array<string>|array<array<string>>, default NULL): array(lower, upper) meaning [lower, upper); arrays for multi-column.
+        values_in (array<string>|array<array<string>>, default NULL): LIST values: array('a', 'b'), or array(array(1, 'x'), ...) for multi-column; NULL holds the rows whose column is NULL.
+        temporary (boolean, default false): Add a temporary partition.
 
-def _as_spark_collects(value: Any) -> Any:
-    """Timestamps as PySpark's collect() gives them: naive, in local time (naive input means UTC)."""
-    if isinstance(value, dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
-        return aware.astimezone().replace(tzinfo=None)
-    return value
-
-
-def _passthrough(value: Any) -> Any:
-    # DataFrames (e.g. doris.load's source) go through as they are; everything else is normalised
-    # to the JSON shapes a SQL call produces, so both forms bind identically.
-    from pyspark.sql import DataFrame
-
-    return value if isinstance(value, DataFrame) else python_argument(value)
-
-
-def _docstring(procedure: type[Procedure]) -> str:
-    lines = [procedure.summary, ""]
-    if procedure.details:
-        lines += [procedure.details, ""]
-    lines.append(f"SQL: CALL {procedure.signature()}")
-    if procedure.parameters:
-        lines += ["", "Args:"]
-        for parameter in procedure.parameters:
-            need = "required" if parameter.required else f"default {render_default(parameter.default)}"
-            lines.append(f"    {parameter.name} ({parameter.type.name}, {need}): {parameter.description}")
-    lines += ["", "Returns rows with: " + ", ".join(f"{c.name} ({c.type})" for c in procedure.output)]
-    return "\n".join(lines)
+    Returns rows with: partition_name (string), range (string), is_temp (boolean), branch (string), partition_spec (string)
+    """
+    return _call(spark, "add_partition", {
+        "table": table,
+        "partition": partition,
+        "values_less_than": values_less_than,
+        "values_range": values_range,
+        "values_in": values_in,
+        "temporary": temporary,
+    })
 
 
-def __getattr__(name: str) -> Callable[..., list["Row"]]:
-    """Procedures registered after this module was imported (plugins, tests) are found too."""
+@_procedure
+def add_temp_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partition: str,
+    values_less_than: str | int | float | Decimal | Sequence[str | int | float | Decimal] | None = None,
+    values_range: Sequence[str | int | float | Decimal] | Sequence[Sequence[str | int | float | Decimal] | str | int | float | Decimal] | None = None,
+    values_in: Sequence[str | int | float | Decimal | None] | str | int | float | Decimal | Sequence[Sequence[str | int | float | Decimal | None] | str | int | float | Decimal | None] | None = None,
+) -> list[Row]:
+    """Adds a temporary partition: an Iceberg branch doris_temp_<name> that loads can fill and swaps can move in.
+
+    Same as add_partition with temporary => true. On a RANGE or LIST table give exactly one of values_less_than, values_range or values_in; temp partitions may overlap formal partitions but not each other (VALUES LESS THAN starts at the previous temp partition's upper bound). On an unpartitioned table give no values: the temp partition stages rows for the whole table, and swap_temp_partition / replace_partition with partitions => array('<table name>') replace all of it.
+
+    SQL: CALL doris.add_temp_partition(table string, partition string, values_less_than string|array<string> = NULL, values_range array<string>|array<array<string>> = NULL, values_in array<string>|array<array<string>> = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        partition (string, required): New temp partition name (letters, digits, '_', '-').
+        values_less_than (string|array<string>, default NULL): Upper bound: a value, an array (multi-column) or 'MAXVALUE'.
+        values_range (array<string>|array<array<string>>, default NULL): array(lower, upper) meaning [lower, upper); arrays for multi-column.
+        values_in (array<string>|array<array<string>>, default NULL): LIST values: array('a', 'b'), or array(array(1, 'x'), ...) for multi-column; NULL holds the rows whose column is NULL.
+
+    Returns rows with: partition_name (string), range (string), is_temp (boolean), branch (string), partition_spec (string)
+    """
+    return _call(spark, "add_temp_partition", {
+        "table": table,
+        "partition": partition,
+        "values_less_than": values_less_than,
+        "values_range": values_range,
+        "values_in": values_in,
+    })
+
+
+@_procedure
+def auto_compact(
+    spark: SparkSession,
+    /,
+    *,
+    table: str | None = None,
+) -> list[Row]:
+    """One automatic compaction pass over one table or every Doris table, as each table's policy picks files.
+
+    Rewrites small files, files with many deleted rows and the files of partitions with many delete files (table properties doris.compaction.*; doris.compaction.enabled = 'false' skips a table). Loads may commit meanwhile: their deletes are carried over. One row per table; ERROR rows for tables the pass could not compact (the others still get their pass).
+
+    SQL: CALL doris.auto_compact(table string = NULL)
+
+    Args:
+        table (string, default NULL): db.tbl; NULL for every Doris table
+
+    Returns rows with: table (string), chosen_files (bigint), rewritten_data_files (bigint), added_data_files (bigint), snapshot_id (bigint), error (string)
+    """
+    return _call(spark, "auto_compact", {"table": table})
+
+
+@_procedure
+def cleanup(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    older_than: str | dt.datetime | dt.date | None = None,
+    retain_last: int = 1,
+) -> list[Row]:
+    """Expires snapshots older than older_than (keeping retain_last) and deletes unreferenced files.
+
+    older_than is a timestamp ('2024-05-01 00:00:00', a date, or an expression such as current_timestamp() - INTERVAL 7 DAYS); default 24 hours ago. Time travel to expired snapshots is no longer possible afterwards. Use a recent older_than only when no write is running.
+
+    SQL: CALL doris.cleanup(table string, older_than timestamp = NULL, retain_last bigint = 1)
+
+    Args:
+        table (string, required): db.tbl
+        older_than (timestamp, default NULL): Timestamp or date; default: 24 hours ago.
+        retain_last (bigint, default 1): Snapshots to keep whatever their age (at least 1).
+
+    Returns rows with: expired_snapshots (bigint), deleted_data_files (bigint), deleted_delete_files (bigint), deleted_orphan_files (bigint)
+    """
+    return _call(spark, "cleanup", {"table": table, "older_than": older_than, "retain_last": retain_last})
+
+
+@_procedure
+def compact(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partitions: Sequence[str] | str | None = None,
+) -> list[Row]:
+    """Rewrites files with deleted rows into files of live rows, in one commit no reader notices.
+
+    Drops deleted rows and their deletion vectors / position deletes; keeps tombstone files younger than the table property doris.tombstone-retention-hours (default 168) on tables with a sequence column (elsewhere fully deleted files are dropped at once). partitions limits it to some partitions. Loads may commit meanwhile: rows they delete in the files being rewritten are deleted in the new ones.
+
+    SQL: CALL doris.compact(table string, partitions array<string> = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        partitions (array<string>, default NULL): Only these partitions (default: all).
+
+    Returns rows with: rewritten_data_files (bigint), removed_delete_files (bigint), added_data_files (bigint), dropped_tombstone_files (bigint), kept_tombstone_files (bigint), snapshot_id (bigint)
+    """
+    return _call(spark, "compact", {"table": table, "partitions": partitions})
+
+
+@_procedure
+def create_table(
+    spark: SparkSession,
+    /,
+    *,
+    ddl: str,
+) -> list[Row]:
+    """Creates an Iceberg table from a Doris CREATE TABLE statement (models, partitions, properties).
+
+    Accepts DUPLICATE/UNIQUE/AGGREGATE KEY models, RANGE/LIST/AUTO partitions, DISTRIBUTED BY, and PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). Unmodelled properties such as replication_num are kept and have no effect. The table name is db.tbl (or the current namespace); table and database names follow Doris's rule (a letter, then letters, digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table.
+
+    SQL: CALL doris.create_table(ddl string)
+
+    Args:
+        ddl (string, required): A Doris CREATE TABLE statement.
+
+    Returns rows with: table (string), keys_model (string), partition_spec (string), partitions (bigint), status (string)
+    """
+    return _call(spark, "create_table", {"ddl": ddl})
+
+
+@_procedure
+def delete(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    where: str,
+    partitions: Sequence[str] | str | None = None,
+    label: str | None = None,
+) -> list[Row]:
+    """Deletes the rows matching a condition (Doris DELETE FROM), on any table model, in one commit.
+
+    Rows are marked in deletion vectors (v3) or position-delete files (v2); no data file is rewritten and time travel still reads them. On unique tables the matching keys are deleted as a merge_type => 'DELETE' load would: with a sequence column each leaves a tombstone, so a late row with a smaller sequence value cannot bring the key back. On aggregate tables the condition may name key columns only (as Doris). partitions narrows the delete to formal partitions.
+
+    SQL: CALL doris.delete(table string, where string, partitions array<string> = NULL, label string = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        where (string, required): Spark SQL condition on the table's columns, e.g. "k = 1".
+        partitions (array<string>, default NULL): Only rows of these formal partitions (default: all).
+        label (string, default NULL): Exactly-once label (default: generated).
+
+    Returns rows with: label (string), snapshot_id (bigint), deleted_rows (bigint), elapsed_ms (bigint)
+    """
+    return _call(spark, "delete", {"table": table, "where": where, "partitions": partitions, "label": label})
+
+
+@_procedure
+def describe(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+) -> list[Row]:
+    """Shows a table's Doris model: keys, sequence column, partitioning, buckets, columns, properties.
+
+    Rows of section 'table' describe the model, 'column' rows each column (type, key, aggregate, NULL, default), 'property' rows the Doris PROPERTIES. A table created outside iceberg-doris is a DUPLICATE KEY table without keys.
+
+    SQL: CALL doris.describe(table string)
+
+    Args:
+        table (string, required): db.tbl
+
+    Returns rows with: section (string), name (string), value (string)
+    """
+    return _call(spark, "describe", {"table": table})
+
+
+@_procedure
+def drop_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partition: str,
+    temporary: bool = False,
+    if_exists: bool = False,
+) -> list[Row]:
+    """Drops a partition (or temp partition) and its rows in one commit; time travel still sees them.
+
+    Refused on tables with dynamic_partition.enable=true (as Doris). An unknown name is an error unless if_exists => true. Dropping a formal partition removes its data files without rewriting any file.
+
+    SQL: CALL doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        partition (string, required): Partition name.
+        temporary (boolean, default false): Drop a temporary partition.
+        if_exists (boolean, default false): No error when the partition does not exist.
+
+    Returns rows with: partition_name (string), is_temp (boolean), dropped (boolean), snapshot_id (bigint), deleted_rows (bigint)
+    """
+    return _call(spark, "drop_partition", {
+        "table": table,
+        "partition": partition,
+        "temporary": temporary,
+        "if_exists": if_exists,
+    })
+
+
+@_procedure
+def drop_temp_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partition: str,
+    if_exists: bool = False,
+) -> list[Row]:
+    """Drops a temporary partition (its branch) in one commit; formal partitions are untouched.
+
+    Same as drop_partition with temporary => true. An unknown name is an error unless if_exists => true. As in Doris, a dropped temp partition cannot be recovered with recover_partition.
+
+    SQL: CALL doris.drop_temp_partition(table string, partition string, if_exists boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        partition (string, required): Temp partition name.
+        if_exists (boolean, default false): No error when the temp partition does not exist.
+
+    Returns rows with: partition_name (string), is_temp (boolean), dropped (boolean), snapshot_id (bigint), deleted_rows (bigint)
+    """
+    return _call(spark, "drop_temp_partition", {"table": table, "partition": partition, "if_exists": if_exists})
+
+
+@_procedure
+def help(
+    spark: SparkSession,
+    /,
+    *,
+    procedure: str | None = None,
+) -> list[Row]:
+    """Lists every doris.* procedure, or describes one in full with its parameters.
+
+    Without arguments: one row per procedure with its signature and a one-line summary.
+    With procedure => '<name>': a first row describing the procedure and what it returns, then one row per parameter (type, required, default, description).
+
+    SQL: CALL doris.help(procedure string = NULL)
+
+    Args:
+        procedure (string, default NULL): Name of one procedure to describe in full.
+
+    Returns rows with: procedure (string), signature (string), parameter (string), type (string), required (boolean), default (string), description (string)
+    """
+    return _call(spark, "help", {"procedure": procedure})
+
+
+@_procedure
+def insert_overwrite(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    query: str,
+    partitions: Sequence[str] | str | None = None,
+    auto_create: bool = False,
+    label: str | None = None,
+) -> list[Row]:
+    """Doris INSERT OVERWRITE: replaces the table, named partitions or array('*') touched ones, in one snapshot.
+
+    partitions => NULL overwrites the whole table (partitions that get no rows become empty, not dropped); array('p1', 'p2') only those (every row must fall in them); array('*') the partitions the rows touch (zero rows change nothing). Any filtered row fails the statement: 'Insert has filtered data in strict mode'. auto_create => true lets auto-partition tables create partitions (Doris's enable_auto_create_when_overwrite).
+
+    SQL: CALL doris.insert_overwrite(table string, query string, partitions array<string> = NULL, auto_create boolean = false, label string = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        query (string, required): A SELECT producing the new rows (table column order).
+        partitions (array<string>, default NULL): NULL: whole table; names; or array('*').
+        auto_create (boolean, default false): Auto-partition tables may create partitions.
+        label (string, default NULL): Exactly-once label: letters, digits, '-', '_', ':' (default: generated).
+
+    Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string)
+    """
+    return _call(spark, "insert_overwrite", {
+        "table": table,
+        "query": query,
+        "partitions": partitions,
+        "auto_create": auto_create,
+        "label": label,
+    })
+
+
+@_procedure
+def load(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    source: str | DataFrame | None = None,
+    query: str | None = None,
+    path: Sequence[str] | str | None = None,
+    format: str | None = None,
+    format_options: Mapping[str, str | int | float | Decimal] | None = None,
+    merge_type: str = "APPEND",
+    delete_on: str | None = None,
+    sequence_col: str | None = None,
+    columns: str | None = None,
+    where: str | None = None,
+    partitions: Sequence[str] | str | None = None,
+    temporary_partitions: Sequence[str] | str | None = None,
+    partial_columns: bool = False,
+    overwrite: bool = False,
+    label: str | None = None,
+    max_filter_ratio: float = 0.0,
+    strict_mode: bool = False,
+) -> list[Row]:
+    """Loads rows from a table/view, a query or files into a table, as one commit (Doris stream/broker load).
+
+    Give one of source, query or path (with format csv/json/parquet; CSV defaults to Doris's tab separator, see format_options). columns maps and computes columns (Doris syntax: 'k1, tmp, v = tmp * 2'); where filters after mapping (unselected rows). Rows that cannot be converted (strict_mode), violate NOT NULL or fit no partition are filtered; the load fails when filtered/(filtered+loaded) > max_filter_ratio. Rejected rows and reasons go to error_rows_path. A label can be used once per table. Auto-partition tables create missing partitions, named as Doris names them.
+
+    SQL: CALL doris.load(table string, source string = NULL, query string = NULL, path array<string> = NULL, format string = NULL, format_options map<string,string> = NULL, merge_type string = 'APPEND', delete_on string = NULL, sequence_col string = NULL, columns string = NULL, where string = NULL, partitions array<string> = NULL, temporary_partitions array<string> = NULL, partial_columns boolean = false, overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        source (string, default NULL): Table or view name (Python: also a DataFrame).
+        query (string, default NULL): A SELECT statement.
+        path (array<string>, default NULL): File path(s) or glob(s).
+        format (string, default NULL): csv, json or parquet (default: from the file extension).
+        format_options (map<string,string>, default NULL): e.g. map('column_separator', ',', 'header', 'true').
+        merge_type (string, default 'APPEND'): APPEND, MERGE or DELETE (unique tables); NEGATIVE (aggregate tables, all values SUM) negates the values to undo an earlier load.
+        delete_on (string, default NULL): MERGE: rows where this is true delete their key.
+        sequence_col (string, default NULL): Source column that feeds a hidden sequence column.
+        columns (string, default NULL): Column mapping, Doris syntax.
+        where (string, default NULL): Filter on the mapped rows.
+        partitions (array<string>, default NULL): Only these partitions; other rows are filtered.
+        temporary_partitions (array<string>, default NULL): Load into these temp partitions.
+        partial_columns (boolean, default false): Update only the named columns (MoW).
+        overwrite (boolean, default false): Replace the partitions the rows land in.
+        label (string, default NULL): Exactly-once label: letters, digits, '-', '_', ':' (default: generated).
+        max_filter_ratio (double, default 0.0): Tolerated share of filtered rows, 0 to 1.
+        strict_mode (boolean, default false): Conversion failures filter the row.
+
+    Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string)
+    """
+    return _call(spark, "load", {
+        "table": table,
+        "source": source,
+        "query": query,
+        "path": path,
+        "format": format,
+        "format_options": format_options,
+        "merge_type": merge_type,
+        "delete_on": delete_on,
+        "sequence_col": sequence_col,
+        "columns": columns,
+        "where": where,
+        "partitions": partitions,
+        "temporary_partitions": temporary_partitions,
+        "partial_columns": partial_columns,
+        "overwrite": overwrite,
+        "label": label,
+        "max_filter_ratio": max_filter_ratio,
+        "strict_mode": strict_mode,
+    })
+
+
+@_procedure
+def recover_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partition: str,
+    new_name: str | None = None,
+) -> list[Row]:
+    """Brings a dropped partition back with its rows, from table history, in one commit.
+
+    Doris RECOVER PARTITION: the most recent drop_partition of that name comes back with the data files and deletion vectors it had, none rewritten. Possible until doris.cleanup expires the drop's snapshot. Refused if a partition of that name exists (recover it under new_name) or if its range or values now belong to another partition. Temp partitions and partitions replaced by swap/replace cannot be recovered.
+
+    SQL: CALL doris.recover_partition(table string, partition string, new_name string = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        partition (string, required): Name of the dropped partition.
+        new_name (string, default NULL): Recover it under this name (Doris: AS new_name).
+
+    Returns rows with: partition_name (string), range (string), recovered_rows (bigint), dropped_in_snapshot (bigint), snapshot_id (bigint)
+    """
+    return _call(spark, "recover_partition", {"table": table, "partition": partition, "new_name": new_name})
+
+
+@_procedure
+def rename_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partition: str,
+    new_name: str,
+) -> list[Row]:
+    """Renames a formal partition in one metadata commit; no data file changes.
+
+    Doris RENAME PARTITION. The new name must be unused by formal and temp partitions. Refused on unpartitioned tables; temp partitions cannot be renamed.
+
+    SQL: CALL doris.rename_partition(table string, partition string, new_name string)
+
+    Args:
+        table (string, required): db.tbl
+        partition (string, required): Current partition name.
+        new_name (string, required): New name (letters, digits, '_', '-').
+
+    Returns rows with: partition_name (string), new_name (string)
+    """
+    return _call(spark, "rename_partition", {"table": table, "partition": partition, "new_name": new_name})
+
+
+@_procedure
+def replace_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partitions: Sequence[str] | str,
+    temp_partitions: Sequence[str] | str,
+    strict_range: bool = True,
+    use_temp_partition_name: bool = False,
+) -> list[Row]:
+    """Doris REPLACE PARTITION WITH TEMPORARY PARTITION: one commit; replaced rows dropped, temps become formal.
+
+    strict_range => true: the replaced ranges (or lists) must equal the temp ones exactly; false: the temp partitions must only not overlap the partitions that stay. use_temp_partition_name => false with lists of equal length renames the temp partitions to the formal names by position. Doris's messages.
+
+    SQL: CALL doris.replace_partition(table string, partitions array<string>, temp_partitions array<string>, strict_range boolean = true, use_temp_partition_name boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        partitions (array<string>, required): Formal partitions to replace.
+        temp_partitions (array<string>, required): Temp partitions that replace them.
+        strict_range (boolean, default true): Ranges (or lists) must match exactly.
+        use_temp_partition_name (boolean, default false): Keep the temp names (else, for lists of equal length, take the formal names by position).
+
+    Returns rows with: partition_name (string), from_temp_partition (string), row_count (bigint), data_files (bigint), delete_files (bigint), replaced_by_temp (string), snapshot_id (bigint)
+    """
+    return _call(spark, "replace_partition", {
+        "table": table,
+        "partitions": partitions,
+        "temp_partitions": temp_partitions,
+        "strict_range": strict_range,
+        "use_temp_partition_name": use_temp_partition_name,
+    })
+
+
+@_procedure
+def run_dynamic_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str | None = None,
+) -> list[Row]:
+    """One pass of the dynamic-partition scheduler over one table or every enabled table.
+
+    Returns one row per partition created or dropped (action CREATE / DROP), and ERROR rows for tables the pass could not change (the other tables still get their pass).
+
+    SQL: CALL doris.run_dynamic_partition(table string = NULL)
+
+    Args:
+        table (string, default NULL): db.tbl; NULL for every table with dynamic_partition.enable
+
+    Returns rows with: table (string), action (string), partition_name (string), range (string), message (string)
+    """
+    return _call(spark, "run_dynamic_partition", {"table": table})
+
+
+@_procedure
+def set_properties(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    properties: Mapping[str, str | int | float | Decimal],
+) -> list[Row]:
+    """Doris ALTER TABLE ... SET (...): changes table properties such as dynamic_partition.*.
+
+    dynamic_partition.* keys are validated together with the table's current ones, with Doris's messages; turning dynamic partitions on creates the partitions due now in the same commit (expired partitions are dropped only by doris.run_dynamic_partition, which reports them). Properties fixed at creation (enable_unique_key_merge_on_write, function_column.*) are refused. Other keys (e.g. replication_num) are stored and have no effect.
+
+    SQL: CALL doris.set_properties(table string, properties map<string,string>)
+
+    Args:
+        table (string, required): db.tbl
+        properties (map<string,string>, required): map('key', 'value', ...)
+
+    Returns rows with: property (string), old_value (string), new_value (string)
+    """
+    return _call(spark, "set_properties", {"table": table, "properties": properties})
+
+
+@_procedure
+def show_partitions(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    temporary: bool = False,
+) -> list[Row]:
+    """One row per partition (or temp partition) with its range and row/file counts and sizes.
+
+    Counts come from Iceberg metadata (manifests and snapshot summaries); no data file is read. row_count is records minus deleted records. An unpartitioned table shows one partition named after the table. Rows that fit no Doris partition (written by another engine) show as '(rows outside every partition)'.
+
+    SQL: CALL doris.show_partitions(table string, temporary boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        temporary (boolean, default false): Show temporary partitions instead.
+
+    Returns rows with: partition_name (string), partition_key (string), range (string), row_count (bigint), data_files (bigint), delete_files (bigint), data_size (bigint), visible_snapshot_id (bigint), visible_time (timestamp), is_temp (boolean), branch (string)
+    """
+    return _call(spark, "show_partitions", {"table": table, "temporary": temporary})
+
+
+@_procedure
+def swap_temp_partition(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partitions: Sequence[str] | str,
+    temp_partitions: Sequence[str] | str,
+    strict_range: bool = True,
+    use_temp_partition_name: bool = False,
+) -> list[Row]:
+    """Swaps temp partitions into the table in one commit; the replaced rows become temp partitions.
+
+    Doris's REPLACE PARTITION rules (strict_range, use_temp_partition_name, RANGE and LIST, many-to-many, Doris's messages), but the replaced formal rows are kept as temp partitions (names trade places when the temp partitions take the formal names) so they can be checked, then dropped. Time travel to the snapshot before the swap reads the old rows too.
+
+    SQL: CALL doris.swap_temp_partition(table string, partitions array<string>, temp_partitions array<string>, strict_range boolean = true, use_temp_partition_name boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        partitions (array<string>, required): Formal partitions to replace.
+        temp_partitions (array<string>, required): Temp partitions that replace them.
+        strict_range (boolean, default true): Ranges (or lists) must match exactly.
+        use_temp_partition_name (boolean, default false): Keep the temp names (else, for lists of equal length, take the formal names by position).
+
+    Returns rows with: partition_name (string), from_temp_partition (string), row_count (bigint), data_files (bigint), delete_files (bigint), replaced_by_temp (string), snapshot_id (bigint)
+    """
+    return _call(spark, "swap_temp_partition", {
+        "table": table,
+        "partitions": partitions,
+        "temp_partitions": temp_partitions,
+        "strict_range": strict_range,
+        "use_temp_partition_name": use_temp_partition_name,
+    })
+
+
+@_procedure
+def truncate(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    partitions: Sequence[str] | str | None = None,
+    temporary: bool = False,
+) -> list[Row]:
+    """Empties the table or some partitions in one metadata-only commit; the partitions stay.
+
+    Doris TRUNCATE TABLE. partitions => NULL empties the whole table and drops all its temporary partitions (as Doris; they cannot be recovered); named formal partitions leave temp partitions alone. An unpartitioned table's one partition is named after the table. temporary => true (Doris TEMPORARY PARTITION) is refused: temp partitions cannot be truncated. Time travel reads the rows until cleanup.
+
+    SQL: CALL doris.truncate(table string, partitions array<string> = NULL, temporary boolean = false)
+
+    Args:
+        table (string, required): db.tbl
+        partitions (array<string>, default NULL): Formal partitions to empty (default: the whole table).
+        temporary (boolean, default false): Doris's TEMPORARY PARTITION: refused.
+
+    Returns rows with: partitions (string), dropped_temp_partitions (string), deleted_rows (bigint), snapshot_id (bigint)
+    """
+    return _call(spark, "truncate", {"table": table, "partitions": partitions, "temporary": temporary})
+
+
+def __getattr__(name: str) -> Callable[..., list[Row]]:
+    """Procedures registered after this file was written (plugins, tests) are found too."""
     from iceberg_doris.errors import UnknownProcedureError
 
     try:
@@ -90,9 +680,3 @@ def __getattr__(name: str) -> Callable[..., list["Row"]]:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | {p.name for p in _procedures.all_procedures()})
-
-
-__all__: list[str] = []
-for _procedure in _procedures.all_procedures():
-    globals()[_procedure.name] = _entry_point(_procedure)
-    __all__.append(_procedure.name)

@@ -58,7 +58,7 @@ make_venv() {
     rm -f "$dir"/.installed-* && touch "$stamp"
   fi
   # The bridge jar (built with Maven the first time), then the Maven packages into Ivy's cache.
-  "$dir/bin/python" -m iceberg_doris.catalog.prefetch >&2
+  "$dir/bin/python" -m iceberg_doris.spark_session.prefetch >&2
 }
 make_venv .venv ""
 if [ "$with_tests" = 1 ]; then

@@ -2,7 +2,8 @@
 
 procedures/ (thin: bind, call one operation, shape rows) -> operations/ (one Doris operation = one
 commit) -> merge_on_write/ -> engine/ (the only code that speaks Iceberg's Java API), over the pure
-domain core (ddl/, partitioning/, table_model/). Import cycles: tests/test_import_cycles.py.
+domain core (ddl/, partitioning/, table_model/); spark_session/ builds and patches the session and
+its JVM, and is the only other code that talks to the JVM. Import cycles: tests/test_import_cycles.py.
 """
 
 from __future__ import annotations
@@ -23,28 +24,11 @@ JAVA_API = re.compile(
     r"\btoBranch\(|\bupdateProperties\(|\bupdateSpec\(|\.helpers\.|\.expressions\.|org\.apache\.iceberg|"
     r"\boperations\(\)\.current\(|\bcurrentSnapshot\(|\bsnapshotId\(|\bloadTable\(|\brecordCount\(|\.location\(\)|\.properties\(\)"
 )
-# Outside engine/, only the session plumbing talks to the JVM: starting the session and its
-# catalog (catalog/), the py4j bridge CALL doris.* arrives through (procedures/bridge.py,
-# callback_server.py, invocation.py), the py4j view's memory of Java names (jvm_lookups.py) and
-# its sockets' options (py4j_sockets.py), local mode's file system (local_file_system.py), the
-# CLI's error display, the crash-test hook (faults.py), the translation of Java failures into
-# our errors (java_errors.py reads exception classes) and the Spark lines' class names and Maven
-# coordinates (spark_lines.py).
-# None of them touches an Iceberg table.
-JVM_PLUMBING = {
-    "iceberg_doris/catalog/",
-    "iceberg_doris/procedures/bridge.py",
-    "iceberg_doris/procedures/callback_server.py",
-    "iceberg_doris/procedures/invocation.py",
-    "iceberg_doris/cli.py",
-    "iceberg_doris/faults.py",
-    "iceberg_doris/java_errors.py",
-    "iceberg_doris/jvm_lookups.py",
-    "iceberg_doris/py4j_sockets.py",
-    "iceberg_doris/local_file_system.py",
-    "iceberg_doris/session_secrets.py",
-    "iceberg_doris/spark_lines.py",
-}
+# Outside engine/, only the session plumbing talks to the JVM: the package that builds, configures
+# and patches the Spark session and its JVM (starting it, its jars and Spark lines, py4j's sockets,
+# callback server and name lookups, the CALL bridge, local mode's file system, the translation of
+# Java failures). None of it touches an Iceberg table. No other module is excepted.
+JVM_PACKAGES = ("iceberg_doris/engine/", "iceberg_doris/spark_session/")
 
 
 def modules() -> Iterator[tuple[str, Path]]:
@@ -94,13 +78,13 @@ def test_only_engine_speaks_the_java_api():
     offenders = []
     for module, (path, _) in SOURCES.items():
         where = relative_path(path)
-        if where.startswith("iceberg_doris/engine/") or any(where.startswith(p) for p in JVM_PLUMBING):
+        if where.startswith(JVM_PACKAGES):
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#", 1)[0]
             if JAVA_API.search(code):
                 offenders.append(f"{where}:{number}: {line.strip()}")
-    assert offenders == [], "Java API outside engine/:\n" + "\n".join(offenders)
+    assert offenders == [], "Java API outside engine/ and spark_session/:\n" + "\n".join(offenders)
 
 
 def test_the_java_pattern_catches_what_it_should():
@@ -165,3 +149,9 @@ def test_procedures_do_not_reach_into_the_engine(module):
         if imported.startswith(("iceberg_doris.engine", "iceberg_doris.merge_on_write", "iceberg_doris.loading"))
     ]
     assert reached == [], f"{module} imports {reached}: call an operation (iceberg_doris.operations) instead"
+
+
+def test_the_package_root_holds_only_the_public_face():
+    """``iceberg_doris.session()``, ``catalog()``, ``doris`` and ``errors`` are reached from the root;
+    every other module lives in its package (session plumbing in spark_session/, the CLI in cli/)."""
+    assert sorted(path.name for path in PACKAGE.glob("*.py")) == ["__init__.py", "doris.py", "errors.py"]

@@ -1,13 +1,14 @@
-"""Catalog and session wiring (the design card's ``catalog/``).
+"""The catalog: where tables live, and pyiceberg's Spark-free view of them (the public catalog API).
 
-- :func:`session`: a SparkSession with the Iceberg runtime, our ``CALL doris.*`` bridge and the
-  Iceberg catalog as default catalog (the write path).
+- :class:`CatalogSettings`: how home, catalog URI and warehouse are resolved (both the Spark
+  session and :func:`catalog` use them).
 - :func:`catalog`: pyiceberg's SqlCatalog on the same database (the Spark-free read path).
-- :class:`CatalogSettings`: how home, catalog URI and warehouse are resolved.
+
+The Spark session on the same catalog (:func:`iceberg_doris.session`) and everything that builds
+and patches it are in :mod:`iceberg_doris.spark_session`.
 """
 
 from iceberg_doris.catalog.pyiceberg_catalog import catalog
 from iceberg_doris.catalog.settings import CatalogSettings
-from iceberg_doris.catalog.spark_session import session, spark_conf
 
-__all__ = ["CatalogSettings", "catalog", "session", "spark_conf"]
+__all__ = ["CatalogSettings", "catalog"]

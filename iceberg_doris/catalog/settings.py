@@ -9,8 +9,9 @@ Precedence for each setting: explicit argument, then environment variable, then 
 Secrets: a PostgreSQL password can come from the URI, from a password file (argument or
 ``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``) or from ``$PGPASSWORD`` (libpq's own variable, which
 pyiceberg's driver reads anyway), in that order; without any, both drivers read ``~/.pgpass``.
-The password is kept out of :meth:`CatalogSettings.spark_catalog_conf` (PySpark puts launch settings
-on a command line) and out of ``repr`` and messages (:mod:`iceberg_doris.masking`).
+The password is kept out of the Spark settings that declare the catalog
+(:func:`iceberg_doris.spark_session.catalog_conf.spark_catalog_conf`: PySpark puts launch settings on a
+command line) and out of ``repr`` and messages (:mod:`iceberg_doris.catalog.masking`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
+from iceberg_doris.catalog.masking import mask_secrets, remember_secret
 from iceberg_doris.errors import ConfigurationError
-from iceberg_doris.masking import mask_secrets, remember_secret
 
 HOME_ENV = "ICEBERG_DORIS_HOME"
 CATALOG_URI_ENV = "ICEBERG_DORIS_CATALOG_URI"
@@ -34,8 +35,6 @@ DEFAULT_HOME = Path("~/.iceberg-doris")
 DEFAULT_CATALOG_NAME = "iceberg"
 CATALOG_FILE_NAME = "catalog.db"
 WAREHOUSE_DIR_NAME = "warehouse"
-# Iceberg's JdbcCatalog, minus the connections its start-up leaves open (see the Java class).
-JDBC_CATALOG_IMPL = "io.icebergdoris.iceberg.ClosedInitJdbcCatalog"
 
 
 @dataclass(frozen=True, repr=False)
@@ -87,46 +86,6 @@ class CatalogSettings:
         if kind == "sqlite":
             Path(unquote(jdbc_uri.removeprefix("jdbc:sqlite:"))).parent.mkdir(parents=True, exist_ok=True)
         return cls(name, kind, jdbc_uri, user, password, sqlalchemy_uri, warehouse_uri, home_path)
-
-    def spark_catalog_conf(self) -> dict[str, str]:
-        """Spark settings that declare this catalog as an Iceberg JDBC catalog, without secrets.
-
-        The password is in :meth:`spark_catalog_secrets`: :func:`iceberg_doris.install` hands it
-        to the running driver, because launch settings end up on a process command line.
-        """
-        prefix = f"spark.sql.catalog.{self.name}"
-        conf = {
-            prefix: "org.apache.iceberg.spark.SparkCatalog",
-            f"{prefix}.uri": self.jdbc_uri,
-            # V1 is the schema pyiceberg's SqlCatalog shares (it has the iceberg_type column).
-            f"{prefix}.jdbc.schema-version": "V1",
-            f"{prefix}.warehouse": self.warehouse,
-            # Without this Spark keeps table metadata for 30 s and misses other writers' commits.
-            f"{prefix}.cache-enabled": "false",
-            # Format v3 gives deletion vectors; merge-on-read keeps Spark's own DML from rewriting files.
-            f"{prefix}.table-default.format-version": "3",
-            f"{prefix}.table-default.write.delete.mode": "merge-on-read",
-            f"{prefix}.table-default.write.update.mode": "merge-on-read",
-            f"{prefix}.table-default.write.merge.mode": "merge-on-read",
-        }
-        if self.kind == "sqlite":
-            # WAL lets readers and a writer work at once (Spark's pooled connections, pyiceberg,
-            # other processes); without it a commit can fail with SQLITE_BUSY while a read is open.
-            conf[f"{prefix}.jdbc.journal_mode"] = "WAL"
-            conf[f"{prefix}.jdbc.busy_timeout"] = "30000"
-        # Iceberg's JdbcCatalog leaves the connections of its start-up check open: on SQLite inside
-        # a read (blind to other writers), on PostgreSQL one per cached DataFrame (Spark initialises
-        # a catalog in each session copy it plans a cache in). Ours closes them.
-        conf[f"{prefix}.catalog-impl"] = JDBC_CATALOG_IMPL
-        if self.jdbc_user is not None:
-            conf[f"{prefix}.jdbc.user"] = self.jdbc_user
-        return conf
-
-    def spark_catalog_secrets(self) -> dict[str, str]:
-        """The catalog's secret Spark settings (its JDBC password), for a running session only."""
-        if self.jdbc_password is None:
-            return {}
-        return {f"spark.sql.catalog.{self.name}.jdbc.password": self.jdbc_password}
 
     @property
     def display_uri(self) -> str:

@@ -18,7 +18,7 @@ from iceberg_doris.engine.bloom_filters import key_bloom_filter_properties
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.spark_lines import running_line
 from iceberg_doris.table_model import (
     ColumnModel,
     DorisTableModel,

@@ -22,7 +22,7 @@ from iceberg_doris.engine import spark_settings
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.errors import ConfigurationError
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.spark_lines import running_line
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

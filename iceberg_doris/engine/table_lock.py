@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from iceberg_doris.engine import interleaving
-from iceberg_doris.session_secrets import read_secret_setting
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitLockTimeoutError, ConfigurationError, DorisError
+from iceberg_doris.spark_session.secrets import read_secret_setting
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -30,10 +30,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.engine.commit import commit_atomically
-from iceberg_doris.engine.compaction.carry_over import ReplacedFiles, positions
 from iceberg_doris.engine import key_index
+from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.compaction import ordered_rewrite
+from iceberg_doris.engine.compaction.carry_over import ReplacedFiles, positions
 from iceberg_doris.engine.compaction.ordered_rewrite import SegmentMap
 from iceberg_doris.engine.compaction.rowid_map import (
     MAPPING_RETENTION_MS,
@@ -44,19 +44,19 @@ from iceberg_doris.engine.compaction.rowid_map import (
 )
 from iceberg_doris.engine.compaction.staging import stage_compaction
 from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
+from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
+from iceberg_doris.engine.file_sets import file_location, record_count
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
 from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_snapshot_id, iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import PartitionError, TableStateError
-from iceberg_doris.faults import crash_point
 from iceberg_doris.operations.requests import CompactRequest, CompactResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
-from iceberg_doris.engine.file_sets import file_location, record_count
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

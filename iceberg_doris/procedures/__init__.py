@@ -2,7 +2,8 @@
 
 ``CALL doris.swap_temp_partition(...)`` is ``procedures/swap_temp_partition.py`` is
 ``SwapTempPartitionProcedure``. Importing this package registers every procedure; the Python
-entry points are in :mod:`iceberg_doris.doris`.
+entry points are in :mod:`iceberg_doris.doris`; ``CALL doris.*`` reaches them through
+:mod:`iceberg_doris.spark_session.bridge`.
 """
 
 # Importing each procedure module registers it.
@@ -29,7 +30,6 @@ from iceberg_doris.procedures import (  # noqa: F401
     swap_temp_partition,
     truncate,
 )
-from iceberg_doris.procedures.bridge import install
 from iceberg_doris.procedures.invocation import run_procedure
 from iceberg_doris.procedures.registry import OutputColumn, Parameter, Procedure, all_procedures, get_procedure
 
@@ -39,6 +39,5 @@ __all__ = [
     "Procedure",
     "all_procedures",
     "get_procedure",
-    "install",
     "run_procedure",
 ]

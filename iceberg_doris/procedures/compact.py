@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris import operations, progress
-from iceberg_doris.operations import CompactRequest
+from iceberg_doris import operations
+from iceberg_doris.operations import CompactRequest, progress
 from iceberg_doris.operations.compact import RETENTION_DEFAULT_HOURS, RETENTION_PROPERTY
 from iceberg_doris.procedures.parameter_types import STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter, Procedure, register

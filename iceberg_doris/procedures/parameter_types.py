@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from iceberg_doris.operations.names import check_label, shown
 from iceberg_doris.errors import ProcedureArgumentError
+from iceberg_doris.operations.names import check_label, shown
 
 Scalar = str | int | float | bool
 
@@ -25,9 +25,11 @@ class _Mismatch(Exception):
 
 
 class ParamType(ABC):
-    """A parameter type; ``name`` is how ``doris.help`` shows it."""
+    """A parameter type; ``name`` is how ``doris.help`` shows it, ``python_types`` how the Python
+    functions of :mod:`iceberg_doris.doris` annotate it (the members of a union, as source text)."""
 
     name: str = "?"
+    python_types: tuple[str, ...] = ("Any",)
 
     def coerce(self, value: Any, parameter: str) -> Any:
         """Returns the value in this type's Python form, or raises ProcedureArgumentError."""
@@ -56,6 +58,7 @@ class ParamType(ABC):
 
 class StringType(ParamType):
     name = "string"
+    python_types = ("str",)
 
     def _convert(self, value: Any) -> str:
         if isinstance(value, str):
@@ -65,6 +68,7 @@ class StringType(ParamType):
 
 class LongType(ParamType):
     name = "bigint"
+    python_types = ("int",)
 
     def _convert(self, value: Any) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -74,6 +78,7 @@ class LongType(ParamType):
 
 class DoubleType(ParamType):
     name = "double"
+    python_types = ("float",)
 
     def _convert(self, value: Any) -> float:
         if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
@@ -83,6 +88,7 @@ class DoubleType(ParamType):
 
 class BooleanType(ParamType):
     name = "boolean"
+    python_types = ("bool",)
 
     def _convert(self, value: Any) -> bool:
         if isinstance(value, bool):
@@ -96,6 +102,7 @@ class ValueType(ParamType):
     """A scalar literal kept as text (partition bounds, property values): numbers and dates too."""
 
     name = "string"
+    python_types = ("str", "int", "float", "Decimal")  # bool too: an int
 
     def _convert(self, value: Any) -> str:
         if isinstance(value, bool):
@@ -109,6 +116,8 @@ class ListValueType(ValueType):
     """A LIST partition value: a literal as text, or NULL (Doris's ``VALUES IN ((NULL))`` holds the
     rows whose partition column is NULL)."""
 
+    python_types = (*ValueType.python_types, "None")
+
     def _convert(self, value: Any) -> str | None:
         return None if value is None else super()._convert(value)
 
@@ -120,6 +129,8 @@ class ArrayType(ParamType):
         self.element = element
         self.accept_scalar = accept_scalar
         self.name = f"array<{element.name}>"
+        single = tuple(element.python_types) if accept_scalar else ()
+        self.python_types = _union(f"Sequence[{' | '.join(element.python_types)}]", *single)
 
     def _convert(self, value: Any) -> list[Any]:
         if isinstance(value, (list, tuple)):
@@ -134,6 +145,7 @@ class ArrayType(ParamType):
 
 class MapType(ParamType):
     name = "map<string,string>"
+    python_types = (f"Mapping[str, {' | '.join(ValueType.python_types)}]",)
 
     def _convert(self, value: Any) -> dict[str, str]:
         if not isinstance(value, Mapping):
@@ -153,6 +165,7 @@ class OneOf(ParamType):
     def __init__(self, *choices: ParamType):
         self.choices = choices
         self.name = "|".join(choice.name for choice in choices)
+        self.python_types = _union(*(member for choice in choices for member in choice.python_types))
 
     def _convert(self, value: Any) -> Any:
         for choice in self.choices:
@@ -223,6 +236,7 @@ class SourceType(ParamType):
     """A table or view name; the Python form also takes a DataFrame."""
 
     name = "string"
+    python_types = ("str", "DataFrame")
 
     def _convert(self, value: Any) -> Any:
         from pyspark.sql import DataFrame
@@ -237,6 +251,7 @@ class TimestampType(ParamType):
     or DATE argument), or a Python datetime/date. Returned as a datetime (naive: local time)."""
 
     name = "timestamp"
+    python_types = ("str", "dt.datetime", "dt.date")
 
     def _convert(self, value: Any) -> dt.datetime:
         if isinstance(value, dt.datetime):
@@ -258,6 +273,11 @@ class TimestampType(ParamType):
                 f"got {shown(value)}; for a time relative to now pass an expression, e.g. "
                 f"{parameter} => current_timestamp() - INTERVAL 1 DAY"
             ) from None
+
+
+def _union(*members: str) -> tuple[str, ...]:
+    """The members in order, each once."""
+    return tuple(dict.fromkeys(members))
 
 
 STRING = StringType()

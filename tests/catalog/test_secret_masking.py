@@ -6,11 +6,12 @@ import os
 
 import pytest
 
-from iceberg_doris.session_secrets import is_secret_setting, split_secret_settings
+from iceberg_doris.catalog.masking import mask_secrets, remember_secret
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.cli import main
 from iceberg_doris.errors import ConfigurationError
-from iceberg_doris.masking import mask_secrets, remember_secret
+from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
+from iceberg_doris.spark_session.secrets import is_secret_setting, split_secret_settings
 
 
 @pytest.fixture(autouse=True)
@@ -83,7 +84,7 @@ def test_password_file_and_pgpassword_when_the_uri_has_none(tmp_path, monkeypatc
     from_file = CatalogSettings.resolve(home=tmp_path, catalog_uri=uri, catalog_password_file=secret_file)
     assert from_file.jdbc_password == "From-File-1"
     assert from_file.sqlalchemy_uri == "postgresql+psycopg2://lake:From-File-1@db:5432/meta"
-    assert from_file.spark_catalog_secrets() == {"spark.sql.catalog.iceberg.jdbc.password": "From-File-1"}
+    assert spark_catalog_secrets(from_file) == {"spark.sql.catalog.iceberg.jdbc.password": "From-File-1"}
 
     monkeypatch.setenv("ICEBERG_DORIS_CATALOG_PASSWORD_FILE", str(secret_file))
     assert CatalogSettings.resolve(home=tmp_path, catalog_uri=uri).jdbc_password == "From-File-1"

@@ -47,11 +47,6 @@ def test_postgres_url_gives_jdbc_and_sqlalchemy_forms(tmp_path):
     assert settings.jdbc_uri == "jdbc:postgresql://db.example:5433/meta"
     assert (settings.jdbc_user, settings.jdbc_password) == ("lake", "p@ss")
     assert settings.sqlalchemy_uri == "postgresql+psycopg2://lake:p%40ss@db.example:5433/meta"
-    conf = settings.spark_catalog_conf()
-    assert conf["spark.sql.catalog.iceberg.jdbc.user"] == "lake"
-    # The password reaches a running driver only (launch settings land on its command line).
-    assert not any("password" in key for key in conf)
-    assert settings.spark_catalog_secrets() == {"spark.sql.catalog.iceberg.jdbc.password": "p@ss"}
 
 
 def test_jdbc_postgres_url_with_credentials_in_query(tmp_path):
@@ -65,13 +60,6 @@ def test_warehouse_uri_kept_and_path_made_absolute(tmp_path, monkeypatch):
     assert CatalogSettings.resolve(home=tmp_path, warehouse="s3://bucket/wh/").warehouse == "s3://bucket/wh"
     monkeypatch.chdir(tmp_path)
     assert CatalogSettings.resolve(home=tmp_path, warehouse="rel/wh").warehouse == f"file://{tmp_path}/rel/wh"
-
-
-def test_new_tables_default_to_format_v3_and_fresh_metadata(tmp_path):
-    conf = CatalogSettings.resolve(home=tmp_path).spark_catalog_conf()
-    assert conf["spark.sql.catalog.iceberg.table-default.format-version"] == "3"
-    assert conf["spark.sql.catalog.iceberg.cache-enabled"] == "false"
-    assert conf["spark.sql.catalog.iceberg.jdbc.journal_mode"] == "WAL"
 
 
 @pytest.mark.parametrize(

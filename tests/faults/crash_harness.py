@@ -2,7 +2,7 @@
 
 A crash run is a fresh Python process with its own Spark driver on the same lake home (the SQLite
 catalog is a file, so it shares the catalog with the test's session). ``ICEBERG_DORIS_CRASH_AT``
-makes :func:`iceberg_doris.faults.crash_point` SIGKILL its JVM and then itself at that point.
+makes :func:`iceberg_doris.engine.faults.crash_point` SIGKILL its JVM and then itself at that point.
 ``ICEBERG_DORIS_FAULT_RUN`` tags every process of the run (the JVM inherits it), so the test can
 prove none of them survived.
 """
@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from iceberg_doris.faults import CRASH_ENV
+from iceberg_doris.engine.faults import CRASH_ENV
 
 RUN_TAG_ENV = "ICEBERG_DORIS_FAULT_RUN"
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from iceberg_doris.faults import CRASH_ENV, operation_name
+from iceberg_doris.engine.faults import CRASH_ENV, operation_name
 from tests.faults.crash_harness import REPO_ROOT
 
 
@@ -17,7 +17,7 @@ def run_point(code: str, target: str | None) -> subprocess.CompletedProcess[str]
     env = {k: v for k, v in os.environ.items() if k != CRASH_ENV}
     if target is not None:
         env[CRASH_ENV] = target
-    script = f"from iceberg_doris.faults import crash_point\n{code}\nprint('alive', flush=True)"
+    script = f"from iceberg_doris.engine.faults import crash_point\n{code}\nprint('alive', flush=True)"
     return subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 

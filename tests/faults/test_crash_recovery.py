@@ -1,7 +1,7 @@
 """kill -9 at every phase of every committing operation, then checks from a process that survived.
 
 For each (operation, crash point) the table is prepared in the test's session, the operation runs
-in a new process that ``iceberg_doris.faults`` SIGKILLs (its Spark driver JVM first, then itself)
+in a new process that ``iceberg_doris.engine.faults`` SIGKILLs (its Spark driver JVM first, then itself)
 at that point, and then, from the test's session and pyiceberg:
 
 - the process died by SIGKILL at that point, and no process of its run (JVM included) is left;

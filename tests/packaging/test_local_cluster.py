@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.catalog.test_loopback_listeners import is_loopback
+from tests.spark_session.test_loopback_listeners import is_loopback
 from tests.packaging.helpers import printed, run
 from tests.packaging.test_session_entry_points import _environment
 
@@ -22,7 +22,7 @@ import json, os, time, urllib.error, urllib.request
 from pathlib import Path
 import iceberg_doris
 from iceberg_doris import doris
-from tests.catalog.test_loopback_listeners import descendants, is_loopback, listening_addresses
+from tests.spark_session.test_loopback_listeners import descendants, is_loopback, listening_addresses
 
 spark = iceberg_doris.session(master="local-cluster[2,1,1024]")
 print("SHUFFLE", spark.conf.get("spark.sql.shuffle.partitions"))

@@ -12,7 +12,7 @@ import pyspark
 from iceberg_doris.catalog.pyiceberg_catalog import catalog
 from iceberg_doris.cli import main
 from tests.packaging.helpers import run
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.spark_lines import running_line
 from tests.packaging.test_session_entry_points import _environment
 
 

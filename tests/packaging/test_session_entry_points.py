@@ -129,7 +129,7 @@ def test_local_jars_in_spark_jars_replace_the_maven_packages(spark, tmp_path):
     """The override for machines without Maven Central: the jars a user downloaded, under their
     Maven file names, listed in spark.jars. The job's home has no jar cache, so nothing it runs
     could come from Ivy."""
-    from iceberg_doris.spark_lines import POSTGRES_JDBC_PACKAGE, SQLITE_JDBC_PACKAGE, running_line
+    from iceberg_doris.spark_session.spark_lines import POSTGRES_JDBC_PACKAGE, SQLITE_JDBC_PACKAGE, running_line
 
     jvm = spark.sparkContext._jvm
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()  # where spark.jars land

@@ -65,7 +65,7 @@ def distribution(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def test_wheel_ships_a_bridge_per_spark_line_and_the_logging_config(distribution):
-    from iceberg_doris.spark_lines import SUPPORTED
+    from iceberg_doris.spark_session.spark_lines import SUPPORTED
 
     with zipfile.ZipFile(distribution["wheel"]) as wheel:
         names = set(wheel.namelist())
@@ -74,7 +74,7 @@ def test_wheel_ships_a_bridge_per_spark_line_and_the_logging_config(distribution
         for line, jar in manifest.items():
             with wheel.open(f"iceberg_doris/_jars/{jar}") as bridge:
                 classes[line] = set(zipfile.ZipFile(bridge).namelist())
-    assert "iceberg_doris/catalog/log4j2.properties" in names
+    assert "iceberg_doris/spark_session/log4j2.properties" in names
     assert sorted(manifest) == sorted(line.line for line in SUPPORTED)
     assert sorted(n for n in names if n.startswith("iceberg_doris/_jars/")) == sorted(
         ["iceberg_doris/_jars/shipped.json"] + [f"iceberg_doris/_jars/{jar}" for jar in manifest.values()]
@@ -87,7 +87,7 @@ def test_wheel_ships_a_bridge_per_spark_line_and_the_logging_config(distribution
 def test_sdist_carries_what_the_wheel_build_needs(distribution):
     with tarfile.open(distribution["sdist"]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    assert {"setup.py", "build_support/iceberg_doris_build.py", "iceberg_doris/catalog/log4j2.properties", "jvm/pom.xml"} <= names
+    assert {"setup.py", "build_support/iceberg_doris_build.py", "iceberg_doris/spark_session/log4j2.properties", "jvm/pom.xml"} <= names
     assert "jvm/src/spark4/java/io/icebergdoris/spark/DorisProcedureCatalog.java" in names
     assert "jvm/src/spark3/java/io/icebergdoris/spark/DorisSparkSessionExtensions.java" in names
     assert not any(name.startswith(("iceberg_doris/_jars/", "jvm/target/")) for name in names)

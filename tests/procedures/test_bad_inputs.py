@@ -23,7 +23,7 @@ from pyspark.errors import AnalysisException, IllegalArgumentException
 
 from iceberg_doris import doris
 from iceberg_doris.engine.iceberg_java import IcebergJava
-from iceberg_doris.spark_lines import running_line
+from iceberg_doris.spark_session.spark_lines import running_line
 from iceberg_doris.errors import (
     DdlSyntaxError,
     DorisError,

@@ -81,7 +81,7 @@ def _run_python(block: Block, namespace: dict[str, Any]) -> list[dict[str, Any]]
 
 
 def _run_sql(block: Block, namespace: dict[str, Any]) -> list[dict[str, Any]]:
-    from iceberg_doris.sql_script import split_statements
+    from iceberg_doris.cli.sql_script import split_statements
 
     spark = namespace.get("spark")
     if spark is None:

@@ -21,14 +21,14 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from iceberg_doris import progress
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
-from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.commit import NewRowsMeanwhile, writes_new_rows_meanwhile
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
+from iceberg_doris.operations import progress
 from iceberg_doris.operations.load.checks import (
     check_keys_supplied,
     check_label_unused,
@@ -40,8 +40,8 @@ from iceberg_doris.operations.load.checks import (
 )
 from iceberg_doris.operations.load import fresh_bulk
 from iceberg_doris.operations.load.counting import RowCounts, count_and_check
-from iceberg_doris.operations.load.negative import negated
 from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
+from iceberg_doris.operations.load.negative import negated
 from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
 from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count

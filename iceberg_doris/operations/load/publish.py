@@ -12,20 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from iceberg_doris import progress
 from iceberg_doris.engine.commit import Committed, commit_atomically
+from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_append, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import stage_model
 from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
-from iceberg_doris.faults import crash_point
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedWrite, NewRowsMeanwhile
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
+from iceberg_doris.operations import progress
 from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions

@@ -1,0 +1,76 @@
+"""Phase log lines for long work: loads, overwrites, deletes and compactions say what they are
+doing, with row counts and elapsed time, through Python ``logging``.
+
+Each phase logs one INFO line when it starts and one when it is done, on the logger
+``iceberg_doris.progress``::
+
+    load sales.orders: check started
+    load sales.orders: check done in 41.20 s (loaded_rows=5000000, filtered_rows=0, unselected_rows=0)
+
+The phases are ``read`` (the source planned), ``check`` (every row read, mapped, checked and
+counted), ``lookup`` (the keys of a unique/aggregate load found in the table; the new rows are
+written with it), ``write`` (data or delete files written) and ``commit``. Turn them on with
+``logging.basicConfig(level=logging.INFO)`` (or a handler on ``iceberg_doris``), off with
+``logging.getLogger("iceberg_doris.progress").setLevel(logging.WARNING)``. Each record carries
+``doris_operation``, ``doris_table``, ``doris_phase``, ``doris_rows`` (a dict) and, when done,
+``doris_elapsed_s`` for handlers that want the numbers.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# The name users turn the lines on and off by (the README's), not this module's __name__.
+LOGGER_NAME = "iceberg_doris.progress"
+log = logging.getLogger(LOGGER_NAME)
+
+
+class Phase:
+    """One running phase of an operation; :meth:`done` logs its end with the rows it counted."""
+
+    def __init__(self, operation: str, table: str, name: str):
+        self.operation, self.table, self.name = operation, table, name
+        self.rows: dict[str, int] = {}
+        self._started = time.monotonic()
+        self._finished = False
+        self._log("%s %s: %s started", {})
+
+    def count(self, **rows: int) -> None:
+        self.rows.update({key: int(value) for key, value in rows.items()})
+
+    def done(self, **rows: int) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        self.count(**rows)
+        elapsed = time.monotonic() - self._started
+        counted = ", ".join(f"{key}={value}" for key, value in self.rows.items())
+        self._log(
+            "%s %s: %s done in %.2f s" + (f" ({counted})" if counted else ""), {"doris_elapsed_s": elapsed}, elapsed,
+        )
+
+    def _log(self, message: str, extra: dict[str, object], *more: object) -> None:
+        if not log.isEnabledFor(logging.INFO):
+            return
+        fields = {
+            "doris_operation": self.operation, "doris_table": self.table, "doris_phase": self.name,
+            "doris_rows": dict(self.rows),
+        }
+        log.info(message, self.operation, self.table, self.name, *more, extra=fields | extra)
+
+
+def start(operation: str, table: str, name: str) -> Phase:
+    """Logs the start of phase ``name`` of ``operation`` on ``table``; call ``done()`` at its end."""
+    return Phase(operation, table, name)
+
+
+@contextmanager
+def phase(operation: str, table: str, name: str) -> Iterator[Phase]:
+    """A phase around a block: done when the block ends normally (a failure logs no end: the
+    operation's own error says what happened)."""
+    running = Phase(operation, table, name)
+    yield running
+    running.done()

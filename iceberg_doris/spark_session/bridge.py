@@ -1,0 +1,148 @@
+"""The Python end of ``CALL doris.*``: a py4j callback the JVM procedure catalog calls.
+
+Messages are JSON (see ``jvm/.../ProcedureHandler.java``). Errors come back as data, not as Python
+exceptions crossing py4j, so the user sees our message instead of a Python traceback wrapped in a
+Java stack trace.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import traceback
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from iceberg_doris.catalog.masking import mask_secrets
+from iceberg_doris.errors import ConfigurationError, DorisError
+from iceberg_doris.procedures.binding import reject_duplicate_keys
+from iceberg_doris.procedures.invocation import run_procedure
+from iceberg_doris.procedures.registry import get_procedure
+from iceberg_doris.spark_session.callback_server import start_authenticated_callback_server
+from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
+from iceberg_doris.spark_session.defaults import apply_session_defaults
+from iceberg_doris.spark_session.jvm_lookups import remember_lookups
+from iceberg_doris.spark_session.local_file_system import write_local_files_without_chmod
+from iceberg_doris.spark_session.py4j_sockets import send_without_delay
+from iceberg_doris.spark_session.secrets import supply_secret_settings
+from iceberg_doris.spark_session.sizing import size_shuffle_partitions
+from iceberg_doris.spark_session.spark_lines import running_line
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from iceberg_doris.catalog.settings import CatalogSettings
+
+log = logging.getLogger(__name__)
+HANDLERS_CLASS = "io.icebergdoris.spark.ProcedureHandlers"
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+class ProcedureHandler:
+    """Implements the JVM interface ``io.icebergdoris.spark.ProcedureHandler``."""
+
+    def __init__(self, spark: "SparkSession"):
+        self._spark = spark
+
+    def describe(self, procedure: str) -> str:
+        try:
+            found = get_procedure(procedure)
+        except DorisError as unknown:
+            return json.dumps({"unknown": str(unknown)})
+        return json.dumps({"output": found.output_ddl(), "description": found.summary})
+
+    def call(self, procedure: str, arguments_json: str) -> str:
+        try:
+            arguments = json.loads(arguments_json, object_pairs_hook=reject_duplicate_keys)
+            rows = run_procedure(self._spark, procedure, arguments)
+            return json.dumps({"rows": [[_to_json(value) for value in row] for row in rows]})
+        except Exception as error:  # every failure must reach the caller as a message
+            return json.dumps({"error": describe_error(procedure, error)})
+
+    class Java:
+        implements = ["io.icebergdoris.spark.ProcedureHandler"]
+
+
+def describe_error(procedure: str, error: Exception) -> dict[str, str]:
+    """Our errors carry their own message; anything else is named as an internal failure.
+
+    Every message is masked (:func:`mask_secrets`): a foreign error may quote a URI or password.
+    """
+    if isinstance(error, DorisError):
+        return {"type": type(error).__name__, "message": mask_secrets(str(error))}
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    if isinstance(error, CapturedException):
+        return {"type": type(error).__name__, "message": mask_secrets(f"doris.{procedure} failed in Spark: {error}")}
+    log.error("doris.%s failed\n%s", procedure, mask_secrets(traceback.format_exc()))
+    return {
+        "type": type(error).__name__,
+        "message": mask_secrets(f"doris.{procedure} failed unexpectedly: {type(error).__name__}: {error}"),
+    }
+
+
+def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) -> None:
+    """Connects ``CALL doris.*`` in this Spark driver to the Python procedures.
+
+    :func:`iceberg_doris.session` calls it; call it yourself on a PySpark session you built with
+    :func:`iceberg_doris.spark_conf`, passing the same ``settings``: their catalog password is left
+    out of ``spark_conf`` (launch settings land on a command line) and reaches the driver here,
+    so call it before the session first uses the catalog.
+
+    The py4j callback server the JVM calls the procedures through then listens on 127.0.0.1 only
+    and refuses every connection without the gateway's secret.
+
+    ``spark.sql.shuffle.partitions`` is sized for the session's cores unless it is set already
+    (:mod:`iceberg_doris.spark_session.shuffle_sizing`), and Spark's cache is not compressed unless
+    ``spark.sql.inMemoryColumnarStorage.compressed`` is set (:mod:`iceberg_doris.spark_session.defaults`).
+    The driver's py4j view remembers what each Java name resolves to
+    (:mod:`iceberg_doris.spark_session.jvm_lookups`): a lookup searches every jar, about 0.1 s per load. Its
+    py4j connections send each answer at once (:mod:`iceberg_doris.spark_session.py4j_sockets`): with Nagle's
+    algorithm, py4j's default, an answer over 8 KiB waited 40 ms. In local mode, files are written
+    without a ``chmod`` process each (:mod:`iceberg_doris.spark_session.local_file_system`).
+    """
+    require_doris_extensions(spark)
+    if settings is not None:
+        supply_secret_settings(spark, spark_catalog_secrets(settings))
+    start_authenticated_callback_server(spark.sparkContext._gateway)
+    send_without_delay(spark.sparkContext._gateway)
+    handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
+    handlers.register(ProcedureHandler(spark))
+    size_shuffle_partitions(spark)
+    apply_session_defaults(spark)
+    write_local_files_without_chmod(spark)
+    remember_lookups(spark.sparkContext._jvm)
+
+
+def require_doris_extensions(spark: "SparkSession") -> None:
+    """Refuses a session whose SQL parser is not ours: its JVM did not have our jars when it was
+    created (or it was built without :func:`iceberg_doris.spark_conf`), so ``CALL doris.*`` and
+    the procedures cannot work on it, and Spark cannot add SQL extensions to a running session."""
+    parser = spark._jsparkSession.sessionState().sqlParser().getClass().getName()
+    if parser != running_line().session_parser:
+        raise ConfigurationError(
+            "This Spark session was created without the iceberg-doris SQL extensions (a notebook's or "
+            "pyspark shell's own session, or one built without iceberg_doris.spark_conf()), and a running "
+            "session cannot take them. Stop it and create one with them: spark.stop(); "
+            "spark = iceberg_doris.session(), or spark.stop(); settings = iceberg_doris.CatalogSettings.resolve(); "
+            "spark = SparkSession.builder.config(map=iceberg_doris.spark_conf(settings)).getOrCreate(); "
+            "iceberg_doris.install(spark, settings)."
+        )
+
+
+def _to_json(value: Any) -> Any:
+    """Dates travel as epoch days and timestamps as epoch microseconds (what Spark stores)."""
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        delta = aware - _EPOCH
+        return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if isinstance(value, dt.date):
+        return (value - dt.date(1970, 1, 1)).days
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _to_json(v) for k, v in value.items()}
+    return value

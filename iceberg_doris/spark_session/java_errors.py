@@ -1,0 +1,138 @@
+"""Failures from Spark's JVM (py4j, Iceberg, Spark jobs) turned into our errors, in words.
+
+An operation calls Iceberg's Java API and runs Spark jobs; a failure there reaches Python as a
+``Py4JJavaError`` (a Java stack trace) or as one of PySpark's captured exceptions. Users must never
+see only that: :func:`translate` walks the Java cause chain, recognises the failures a user can do
+something about, and returns a :class:`~iceberg_doris.errors.DorisError` whose message names the
+cause and the fix. Anything it does not recognise still becomes an :class:`EngineError` naming the
+innermost Java cause; the full trace goes to the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from iceberg_doris.errors import CommitConflictError, DorisError, EngineError, TableNotFoundError
+
+log = logging.getLogger(__name__)
+
+NOTHING_COMMITTED = "nothing was committed"
+
+
+@dataclass(frozen=True)
+class JavaCause:
+    kind: str  # fully qualified Java class
+    message: str
+
+    @property
+    def short_kind(self) -> str:
+        return self.kind.rsplit(".", 1)[-1]
+
+
+def java_causes(error: BaseException) -> list[JavaCause]:
+    """The Java exception behind ``error`` and its causes, outermost first (empty if none)."""
+    java = getattr(error, "java_exception", None)
+    if java is None:
+        java = getattr(error, "_origin", None)  # PySpark's captured exceptions
+    causes: list[JavaCause] = []
+    seen = 0
+    while java is not None and seen < 20:
+        try:
+            kind = str(java.getClass().getName())
+            message = java.getMessage()
+            causes.append(JavaCause(kind, "" if message is None else str(message)))
+            java = java.getCause()
+        except Exception:  # noqa: BLE001 - a dead gateway: keep what we have
+            break
+        seen += 1
+    return causes
+
+
+def java_message(error: BaseException) -> str | None:
+    """The message of the Java exception a py4j call raised, or None if ``error`` is not one."""
+    from py4j.protocol import Py4JJavaError
+
+    if isinstance(error, Py4JJavaError):
+        return str(error.java_exception.getMessage())
+    return None
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _missing_file(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: a file the table references is missing ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
+        "Its files were deleted outside Iceberg (by hand, or by a cleanup of another tool); restore the file, or roll "
+        "the table back to a snapshot whose files exist (CALL <catalog>.system.rollback_to_snapshot)"
+    )
+
+
+def _out_of_memory(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: Spark ran out of memory ({cause.short_kind}: {_first_line(cause.message)}); {NOTHING_COMMITTED}. "
+        "Give Spark more memory (iceberg_doris.session(driver_memory='8g'), or spark.executor.memory on a cluster), "
+        "or load in smaller batches"
+    )
+
+
+def _arithmetic(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: Spark could not compute a value ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
+        "Fix the expression or the data (e.g. try_divide, try_cast), or turn off spark.sql.ansi.enabled"
+    )
+
+
+def _conflict(cause: JavaCause, what: str) -> DorisError:
+    return CommitConflictError(
+        f"{what} failed: another writer changed what it read ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
+        "Run it again"
+    )
+
+
+def _no_table(cause: JavaCause, what: str) -> DorisError:
+    return TableNotFoundError(
+        f"{what} failed: {_first_line(cause.message)} (dropped or renamed while it ran?); {NOTHING_COMMITTED}. "
+        "Check the name with SHOW TABLES"
+    )
+
+
+_RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], DorisError]]] = [
+    (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),
+    (lambda c: "FileNotFoundException" in c.message and "does not exist" in c.message, _missing_file),
+    (lambda c: c.kind == "java.lang.OutOfMemoryError" or "Java heap space" in c.message, _out_of_memory),
+    (lambda c: c.kind in ("java.lang.ArithmeticException", "org.apache.spark.SparkArithmeticException"), _arithmetic),
+    (lambda c: c.kind in ("org.apache.iceberg.exceptions.ValidationException", "org.apache.iceberg.exceptions.CommitFailedException"), _conflict),
+    (lambda c: c.kind in ("org.apache.iceberg.exceptions.NoSuchTableException", "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"), _no_table),
+]
+
+
+def translate(error: BaseException, what: str) -> DorisError | None:
+    """Our error for a failure from Spark's JVM during ``what`` ("doris.load into db.t"), or None
+    if ``error`` did not come from the JVM (a Python bug stays a Python exception)."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors.exceptions.captured import CapturedException
+
+    if isinstance(error, DorisError):
+        return error
+    if not isinstance(error, (Py4JError, CapturedException)):
+        return None
+    causes = java_causes(error)
+    for cause in reversed(causes):  # the innermost recognised cause is the real one
+        for matches, build in _RECOGNISED:
+            if matches(cause):
+                return build(cause, what)
+    log.error("%s failed in Spark/Iceberg", what, exc_info=error)
+    if causes:
+        root = causes[-1]
+        detail = f"{root.short_kind}: {_first_line(root.message) or '(no message)'}"
+    else:
+        detail = f"{type(error).__name__}: {_first_line(str(error))}"
+    return EngineError(
+        f"{what} failed inside Spark/Iceberg ({detail}); {NOTHING_COMMITTED}. This is not a known user error: run it "
+        "again, and if it fails the same way report it with the stack trace logged by iceberg_doris.spark_session.java_errors"
+    )

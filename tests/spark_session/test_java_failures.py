@@ -1,0 +1,79 @@
+"""Failures inside Spark's JVM reach the user as our errors, with the cause in words and the fix,
+in the Python form and through CALL, and nothing is committed."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlparse
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+
+from iceberg_doris import doris
+from iceberg_doris.engine import key_index
+from iceberg_doris.errors import EngineError
+from iceberg_doris.spark_session.java_errors import translate
+from tests.concurrency import snapshot_count, unique_table, values
+
+pytestmark = pytest.mark.spark
+
+
+def test_a_data_file_deleted_by_hand_is_named_with_the_fix(spark, namespace, request):
+    table = unique_table(spark, namespace, buckets=1)
+    doris.load(spark, table=table, query=values(["(1,'a',1)", "(2,'b',1)"]))
+    [path] = [r[0] for r in spark.sql(f"SELECT file_path FROM {table}.data_files").collect()]
+    os.remove(urlparse(path).path)
+    before = snapshot_count(spark, table)
+    # The first load stored and cached the file's key-index entry, so an indexed lookup would not
+    # read the data file at all: scan, so that Spark meets the missing file.
+    spark.conf.set(key_index.ENABLED_CONF, "false")
+    request.addfinalizer(lambda: spark.conf.unset(key_index.ENABLED_CONF))
+    with pytest.raises(EngineError) as raised:
+        doris.load(spark, table=table, query=values(["(1,'new',2)"]))
+    message = str(raised.value)
+    assert message.startswith("doris.load failed: a file the table references is missing (")
+    assert message.endswith(
+        "nothing was committed. Its files were deleted outside Iceberg (by hand, or by a cleanup of another tool); "
+        "restore the file, or roll the table back to a snapshot whose files exist (CALL <catalog>.system.rollback_to_snapshot)"
+    )
+    assert "Py4JJavaError" not in message and "\tat " not in message
+    assert snapshot_count(spark, table) == before
+    with pytest.raises(IllegalArgumentException) as through_sql:
+        spark.sql(f"CALL doris.load(table => '{table}', query => \"SELECT 1 AS k, 'n' AS v, 3 AS s\")").collect()
+    assert str(through_sql.value).startswith("doris.load failed: a file the table references is missing (")
+
+
+def test_a_value_spark_cannot_compute_is_named_with_the_fix(spark, namespace):
+    table = f"{namespace}.dup"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query=values(["(1,'a')"], "k, v"))
+    before = snapshot_count(spark, table)
+    previous = spark.conf.get("spark.sql.ansi.enabled")  # the session's default (false), not Spark 4's
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        with pytest.raises(EngineError) as raised:
+            doris.delete(spark, table=table, where="k / 0 > 1")
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", previous)
+    message = str(raised.value)
+    assert message.startswith("doris.delete failed: Spark could not compute a value (")
+    assert "DIVIDE_BY_ZERO" in message
+    assert message.endswith(
+        "nothing was committed. Fix the expression or the data (e.g. try_divide, try_cast), or turn off spark.sql.ansi.enabled"
+    )
+    assert snapshot_count(spark, table) == before
+
+
+def test_an_unrecognised_java_failure_names_its_innermost_cause(spark):
+    jvm = spark.sparkContext._jvm
+    try:
+        jvm.java.lang.Integer.parseInt("twelve")
+    except Exception as error:  # PySpark hands it over as its captured NumberFormatException
+        translated = translate(error, "doris.load into db.t")
+    assert isinstance(translated, EngineError)
+    assert str(translated) == (
+        "doris.load into db.t failed inside Spark/Iceberg (NumberFormatException: For input string: \"twelve\"); nothing "
+        "was committed. This is not a known user error: run it again, and if it fails the same way report it with the "
+        "stack trace logged by iceberg_doris.spark_session.java_errors"
+    )
+    assert translate(ValueError("a Python bug"), "doris.load") is None
