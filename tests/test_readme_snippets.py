@@ -163,11 +163,11 @@ def test_docs_links_point_at_pages_that_exist():
 
 
 def test_procedures_reference_names_every_procedure():
-    from iceberg_doris.procedures import all_procedures
+    from iceberg_doris.procedures.render_python_api import own_procedures
 
     reference = (REPOSITORY / "docs" / "procedures.md").read_text()
     readme = README.read_text()
-    for procedure in all_procedures():
+    for procedure in own_procedures():  # not the samples other tests register
         assert f"### `doris.{procedure.name}`" in reference, f"docs/procedures.md has no section for doris.{procedure.name}"
         assert f"`doris.{procedure.name}`" in readme, f"README.md does not list doris.{procedure.name}"
 
