@@ -122,7 +122,23 @@ def bridge_jar(line: SparkLine | None = None) -> Path:
         return target
     built = _maven_package(line)
     _publish(built, target)
+    prune_older_builds(target)
     return target
+
+
+KEPT_BUILDS = 3
+
+
+def prune_older_builds(newest: Path, keep: int = KEPT_BUILDS) -> list[Path]:
+    """Removes all but the ``keep`` newest builds of ``newest``'s line from its folder (each edit
+    of the JVM sources builds a jar of its own; a checkout would otherwise collect them forever).
+    The newest builds stay for sessions still running on them. Returns what it removed."""
+    stem = newest.name.rsplit("-", 1)[0]
+    builds = sorted(newest.parent.glob(f"{stem}-*.jar"), key=lambda p: p.stat().st_mtime, reverse=True)
+    removed = [p for p in builds[keep:] if p != newest]
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
 
 
 def _module_inputs() -> list[Path]:

@@ -91,3 +91,20 @@ def test_builds_are_reproducible(tmp_path, monkeypatch):
     second = runtime_jars.bridge_jar()
     assert second.parent == tmp_path / "b"
     assert second.read_bytes() == first
+
+
+def test_a_new_build_keeps_the_newest_builds_of_its_line_only(tmp_path):
+    import os
+
+    def build(name: str, age: int) -> Path:
+        jar = tmp_path / name
+        jar.write_bytes(b"jar")
+        os.utime(jar, (1_000_000 - age, 1_000_000 - age))
+        return jar
+
+    older = [build(f"iceberg-doris-bridge-spark4.1_2.13-0.1.0-{i:016x}.jar", age=10 + i) for i in range(4)]
+    other_line = build("iceberg-doris-bridge-spark3.5_2.12-0.1.0-00000000000000aa.jar", age=99)
+    newest = build("iceberg-doris-bridge-spark4.1_2.13-0.1.0-ffffffffffffffff.jar", age=0)
+    removed = runtime_jars.prune_older_builds(newest, keep=3)
+    assert sorted(removed) == sorted(older[2:])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([newest.name, older[0].name, older[1].name, other_line.name])
