@@ -1,6 +1,6 @@
 """The primary-key index of unique- and aggregate-key loads: per data file, its keys sorted with
 their row positions and, on tables with a sequence column, each row's sequence value
-(``io.icebergdoris.iceberg.KeyIndex`` in Spark's JVM). Loads that merge with the stored rows read
+(``io.icebergdoris.keyindex.KeyIndex`` in Spark's JVM). Loads that merge with the stored rows read
 the hit rows' values by position afterwards (:meth:`IndexHits.read_live_rows`, ``KeyIndexRows``).
 
 A load probes its batch's keys into the index entry of each candidate data file instead of
@@ -126,7 +126,7 @@ def collect_batch_keys(
     """The batch's keys (the first ``len(key_columns)`` columns of ``rows``), delete flags (the next
     column) and, with ``sequence_column``, sequence values (the one after): one Spark job, the keys
     go to the driver's JVM only."""
-    return BatchKeys(iceberg.helpers.KeyIndex.batchKeys(rows._jdf, table, _joined(key_columns), sequence_column or ""))
+    return BatchKeys(_java(iceberg).batchKeys(rows._jdf, table, _joined(key_columns), sequence_column or ""))
 
 
 def _joined(names: list[str]) -> str:
@@ -244,7 +244,7 @@ def probe(
     ``for_reading``: the hits will be read by position (:meth:`IndexHits.read_live_rows`), so the
     probe keeps the batch key each one matched and the read takes the key columns from it."""
     spark = iceberg.spark
-    lookup = iceberg.helpers.KeyIndex.lookup(
+    lookup = _java(iceberg).lookup(
         spark._jsparkSession, table, plan, _joined(key_columns), sequence_column or "", keys.java, max_rows(spark), persist(spark),
         for_reading,
     )
@@ -341,7 +341,7 @@ def start_indexing(
     if not files:
         return None
     spark = iceberg.spark
-    future = iceberg.helpers.KeyIndex.indexNewFilesInBackground(
+    future = _java(iceberg).indexNewFilesInBackground(
         spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
     )
     return PendingEntries(future, frozenset(map(file_location, files)))
@@ -369,7 +369,7 @@ def new_files_repeat_keys(
 
     spark = iceberg.spark
     try:
-        verdict, *problems = split_locations(str(iceberg.helpers.KeyIndex.newFilesRepeatKeys(
+        verdict, *problems = split_locations(str(_java(iceberg).newFilesRepeatKeys(
             spark._jsparkSession, table, _java_list(iceberg, files), _joined(key_columns), sequence_column or "", max_rows(spark)
         )))
     except Py4JJavaError as error:
@@ -389,15 +389,20 @@ def _java_list(iceberg: IcebergJava, items: list[JavaObject]) -> JavaObject:
 
 def cached_rows(iceberg: IcebergJava) -> int:
     """Keys cached by the key index in this (driver) JVM; in local mode, the executors' cache."""
-    return int(iceberg.helpers.KeyIndex.cachedRows())
+    return int(_java(iceberg).cachedRows())
 
 
 def clear_cache(iceberg: IcebergJava) -> None:
     """Forgets the key index entries of this (driver) JVM; their stored files stay."""
-    iceberg.helpers.KeyIndex.clear()
+    _java(iceberg).clear()
 
 
 def remove_orphan_entries(iceberg: IcebergJava, table: JavaObject, table_sql: str) -> int:
     """Deletes the stored entries of data files no snapshot of the table references any more."""
     referenced = iceberg.spark.sql(f"SELECT file_path, file_size_in_bytes, record_count FROM {table_sql}.all_data_files")
-    return int(iceberg.helpers.KeyIndex.removeOrphanEntries(table, referenced._jdf))
+    return int(_java(iceberg).removeOrphanEntries(table, referenced._jdf))
+
+
+def _java(iceberg: IcebergJava) -> JavaObject:
+    """The JVM's ``io.icebergdoris.keyindex.KeyIndex``."""
+    return iceberg.jvm.io.icebergdoris.keyindex.KeyIndex

@@ -26,7 +26,7 @@ def test_unpacked_arrays_equal_the_packed_ones(spark, block_bytes):
     arrays: list[bytes | None] = [b"", None, b"\x00", b"\x00\x01\xff", b"x" * 40]
     arrays += [bytes(generator.randrange(256) for _ in range(generator.randrange(12))) for _ in range(200)]
     arrays += [None, b""]
-    packed = IcebergJava(spark).helpers.PackedBytes.of(java_arrays(spark, arrays), len(arrays), block_bytes)
+    packed = IcebergJava(spark).jvm.io.icebergdoris.keyindex.PackedBytes.of(java_arrays(spark, arrays), len(arrays), block_bytes)
     unpacked = [None if value is None else bytes(value) for value in packed.unpack()]
     assert unpacked == arrays
     if block_bytes == 5:
@@ -37,5 +37,5 @@ def test_unpacked_arrays_equal_the_packed_ones(spark, block_bytes):
 
 def test_only_the_first_count_arrays_are_packed(spark):
     arrays = [b"a", b"bc", b"def"]
-    packed = IcebergJava(spark).helpers.PackedBytes.of(java_arrays(spark, arrays), 2, 8)
+    packed = IcebergJava(spark).jvm.io.icebergdoris.keyindex.PackedBytes.of(java_arrays(spark, arrays), 2, 8)
     assert [bytes(value) for value in packed.unpack()] == [b"a", b"bc"]

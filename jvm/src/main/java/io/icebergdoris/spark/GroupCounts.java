@@ -1,7 +1,7 @@
 package io.icebergdoris.spark;
 
-import io.icebergdoris.iceberg.BatchKeyReader;
-import io.icebergdoris.iceberg.KeyIndex;
+import io.icebergdoris.keyindex.BatchKeyReader;
+import io.icebergdoris.keyindex.KeyIndex;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
