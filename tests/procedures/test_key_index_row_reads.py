@@ -129,7 +129,7 @@ def aggregate_key_literal(kind: str, key: int) -> str:
 
 
 def files_with_keys_from_probe(spark) -> int:
-    return int(IcebergJava(spark).jvm.io.icebergdoris.keyindex.KeyIndexRows.filesWithKeysFromProbe())
+    return key_index.files_with_keys_from_probe(IcebergJava(spark))
 
 
 @pytest.mark.parametrize("kind", sorted(AGGREGATE_KEY_KINDS))
@@ -437,7 +437,7 @@ def test_what_the_index_cannot_decide_still_scans_and_says_why(spark, namespace,
 
 
 def files_read_from_pages(spark) -> int:
-    return int(IcebergJava(spark).jvm.io.icebergdoris.keyindex.KeyIndexRows.filesReadFromPages())
+    return key_index.files_read_from_pages(IcebergJava(spark))
 
 
 def chunk_encodings(spark, table: str) -> set[tuple[str, frozenset[str]]]:

@@ -297,7 +297,7 @@ public final class BatchKeyReader implements Serializable {
     }
 
     private void sortByKey() {
-      int[] order = KeyIndex.sortedOrder(null, bytes, count);
+      int[] order = Sorting.sortedOrder(null, bytes, count);
       boolean[] sortedDeletes = new boolean[count];
       long[] sortedSequences = sequences != null ? new long[count] : null;
       boolean[] sortedNullSequences = sequences != null ? new boolean[count] : null;

@@ -104,7 +104,7 @@ final class HitValues {
       int at = 0;
       for (BlockMetaData group : reader.getRowGroups()) {
         long groupEnd = groupStart + group.getRowCount();
-        int until = KeyIndex.lowerBound(positions, at, positions.length, groupEnd);
+        int until = Sorting.lowerBound(positions, at, positions.length, groupEnd);
         if (until == at) {
           reader.skipNextRowGroup();
         } else {
@@ -195,7 +195,7 @@ final class HitValues {
       DataPage page;
       while (at < until && (page = pages.readPage()) != null) {
         long pageRows = page instanceof DataPageV2 ? ((DataPageV2) page).getRowCount() : page.getValueCount();
-        int last = KeyIndex.lowerBound(positions, at, until, pageStart + pageRows);
+        int last = Sorting.lowerBound(positions, at, until, pageStart + pageRows);
         if (last > at) { // a page without a hit is neither decompressed nor decoded
           decodePage(page, (int) pageRows, positions, at, last, pageStart, into);
         }

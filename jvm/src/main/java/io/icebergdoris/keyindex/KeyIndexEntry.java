@@ -151,7 +151,7 @@ final class KeyIndexEntry {
         ordered = longs[i - 1] <= longs[i];
       }
       if (!ordered) {
-        KeyIndex.sort(longs, positions);
+        Sorting.sort(longs, positions);
       }
     } else {
       boolean ordered = true;
@@ -159,7 +159,7 @@ final class KeyIndexEntry {
         ordered = Arrays.compareUnsigned(bytes[i - 1], bytes[i]) <= 0;
       }
       if (!ordered) { // a load's own files are written in key order: only other writers' files sort here
-        positions = KeyIndex.sortedOrder(null, bytes, count); // stable: ties by position
+        positions = Sorting.sortedOrder(null, bytes, count); // stable: ties by position
       }
       long total = 0;
       for (byte[] key : bytes) {
@@ -201,7 +201,7 @@ final class KeyIndexEntry {
             other.keyData, other.keyOffsets[otherIndex], other.keyOffsets[otherIndex + 1]);
   }
 
-  int compare(int index, KeyIndex.BatchKeys batch, int batchIndex) {
+  int compare(int index, BatchKeys batch, int batchIndex) {
     return longs != null
         ? Long.compare(longs[index], batch.longs[batchIndex])
         : compareKey(index, batch.bytes()[batchIndex]);
@@ -220,7 +220,7 @@ final class KeyIndexEntry {
    * 2 log(gap) comparisons close to the last one, where a binary search over the rest of the
    * entry costs log(size) scattered ones (for encoded keys each a byte array elsewhere in memory).
    */
-  int lowerBound(int from, KeyIndex.BatchKeys batch, int batchIndex) {
+  int lowerBound(int from, BatchKeys batch, int batchIndex) {
     int size = size();
     int low = from;
     int step = 1;
@@ -236,7 +236,7 @@ final class KeyIndexEntry {
   }
 
   /** First index in [low, high) whose key is >= the batch's key, or {@code high}. */
-  private int bisect(int low, int high, KeyIndex.BatchKeys batch, int batchIndex) {
+  private int bisect(int low, int high, BatchKeys batch, int batchIndex) {
     while (low < high) {
       int middle = (low + high) >>> 1;
       if (compare(middle, batch, batchIndex) < 0) {

@@ -1,6 +1,5 @@
 package io.icebergdoris.keyindex;
 
-import io.icebergdoris.iceberg.LiveFiles;
 import io.icebergdoris.iceberg.NameMappings;
 import io.icebergdoris.keyindex.pages.DirectZstd;
 import io.icebergdoris.spark.SparkCompat;
@@ -205,14 +204,14 @@ public final class KeyIndexRows {
   }
 
   /**
-   * Reads the columns {@code joinedColumns} (current names, separated as {@link LiveFiles#SEPARATOR};
+   * Reads the columns {@code columns} (current names;
    * the key columns of {@code codec} first) of the rows at {@code files}' positions, one task per
    * file or group of files, and waits for them. The key columns of a file whose keys are known are
    * decoded from them, not read.
    */
-  static Read read(SparkSession spark, Table table, List<FileRows> files, String joinedColumns, KeyCodec codec) {
+  static Read read(SparkSession spark, Table table, List<FileRows> files, List<String> columns, KeyCodec codec) {
     List<Types.NestedField> fields = new ArrayList<>();
-    for (String name : joinedColumns.split(LiveFiles.SEPARATOR)) {
+    for (String name : columns) {
       Types.NestedField field = table.schema().findField(name);
       if (field == null) {
         throw new IllegalArgumentException("no column " + name + " in " + table.name());
@@ -254,12 +253,12 @@ public final class KeyIndexRows {
   static final String FROM_PAGES_CONF = "spark.doris.keyIndex.rowsFromPages";
 
   /** Hit files this JVM's tasks decoded from their pages so far (local mode: the whole session's). */
-  public static long filesReadFromPages() {
+  static long filesReadFromPages() {
     return HitValues.FILES_DECODED.get();
   }
 
   /** Hit files whose rows' key columns this JVM's tasks took from the probed batch keys, not the file. */
-  public static long filesWithKeysFromProbe() {
+  static long filesWithKeysFromProbe() {
     return KEYS_FROM_PROBE.get();
   }
 
@@ -373,14 +372,14 @@ public final class KeyIndexRows {
       long runStart = groupStart;
       while (g < groups.size() && next < positions.length && positions[next] < groupStart + groups.get(g).getRowCount()) {
         groupStart += groups.get(g).getRowCount();
-        next = KeyIndex.lowerBound(positions, next, positions.length, groupStart);
+        next = Sorting.lowerBound(positions, next, positions.length, groupStart);
         g++;
       }
       long runRows = groupStart - runStart;
       long start = groups.get(first).getStartingPos();
       BlockMetaData last = groups.get(g - 1);
       long end = last.getStartingPos() + last.getCompressedSize();
-      int at = KeyIndex.lowerBound(positions, 0, positions.length, runStart);
+      int at = Sorting.lowerBound(positions, 0, positions.length, runStart);
       long position = -1;
       if (vectorized) {
         int read = result.size();

@@ -39,10 +39,10 @@ final class NewFileRepeats {
    * when some files overlap.
    */
   static String verdict(
-      SparkSession spark, Table table, List<DataFile> dataFiles, List<KeyIndex.FileKeys> found, Map<String, String> groupOf,
-      Supplier<KeyIndex.Layout> layout, long maxRows) {
-    Map<String, List<KeyIndex.FileKeys>> groups = new HashMap<>();
-    for (KeyIndex.FileKeys file : found) {
+      SparkSession spark, Table table, List<DataFile> dataFiles, List<FileKeys> found, Map<String, String> groupOf,
+      Supplier<Layout> layout, long maxRows) {
+    Map<String, List<FileKeys>> groups = new HashMap<>();
+    for (FileKeys file : found) {
       if (file.low == null) {
         return UNKNOWN;
       }
@@ -52,7 +52,7 @@ final class NewFileRepeats {
       groups.computeIfAbsent(groupOf.get(file.location), g -> new ArrayList<>()).add(file);
     }
     List<List<String>> clusters = new ArrayList<>();
-    for (List<KeyIndex.FileKeys> group : groups.values()) {
+    for (List<FileKeys> group : groups.values()) {
       clusters.addAll(overlapping(group));
     }
     if (clusters.isEmpty()) {
@@ -62,13 +62,13 @@ final class NewFileRepeats {
   }
 
   /** The clusters (of two files or more) of {@code group}'s files whose key ranges overlap. */
-  static List<List<String>> overlapping(List<KeyIndex.FileKeys> group) {
-    List<KeyIndex.FileKeys> files = new ArrayList<>(group);
+  static List<List<String>> overlapping(List<FileKeys> group) {
+    List<FileKeys> files = new ArrayList<>(group);
     files.sort((a, b) -> Arrays.compareUnsigned(a.low, b.low));
     List<List<String>> clusters = new ArrayList<>();
     List<String> cluster = new ArrayList<>();
     byte[] high = null;
-    for (KeyIndex.FileKeys file : files) {
+    for (FileKeys file : files) {
       if (high != null && Arrays.compareUnsigned(file.low, high) > 0) {
         if (cluster.size() > 1) {
           clusters.add(cluster);
@@ -86,16 +86,16 @@ final class NewFileRepeats {
   }
 
   private static String shareKeys(
-      SparkSession spark, Table table, List<DataFile> dataFiles, List<List<String>> clusters, KeyIndex.Layout layout, long maxRows) {
+      SparkSession spark, Table table, List<DataFile> dataFiles, List<List<String>> clusters, Layout layout, long maxRows) {
     Map<String, DataFile> byLocation = new HashMap<>();
     for (DataFile file : dataFiles) {
       byLocation.put(file.location(), file);
     }
-    List<List<KeyIndex.FileToProbe>> work = new ArrayList<>();
+    List<List<FileToProbe>> work = new ArrayList<>();
     for (List<String> cluster : clusters) {
-      List<KeyIndex.FileToProbe> files = new ArrayList<>();
+      List<FileToProbe> files = new ArrayList<>();
       for (String location : cluster) {
-        files.add(new KeyIndex.FileToProbe(byLocation.get(location), new ArrayList<>()));
+        files.add(new FileToProbe(byLocation.get(location), new ArrayList<>()));
       }
       work.add(files);
     }
@@ -110,23 +110,23 @@ final class NewFileRepeats {
     }
   }
 
-  private static final class ClusterVerdict implements Function<List<KeyIndex.FileToProbe>, String> {
+  private static final class ClusterVerdict implements Function<List<FileToProbe>, String> {
     private static final long serialVersionUID = 1L;
     private final Broadcast<Table> table;
-    private final KeyIndex.Layout layout;
+    private final Layout layout;
     private final long maxRows;
 
-    ClusterVerdict(Broadcast<Table> table, KeyIndex.Layout layout, long maxRows) {
+    ClusterVerdict(Broadcast<Table> table, Layout layout, long maxRows) {
       this.table = table;
       this.layout = layout;
       this.maxRows = maxRows;
     }
 
     @Override
-    public String call(List<KeyIndex.FileToProbe> files) {
+    public String call(List<FileToProbe> files) {
       List<KeyIndexEntry> entries = new ArrayList<>(files.size());
-      for (KeyIndex.FileToProbe file : files) {
-        KeyIndexEntry entry = KeyIndex.entryFor(table.value(), file, layout, maxRows).entry;
+      for (FileToProbe file : files) {
+        KeyIndexEntry entry = EntryCache.entryFor(table.value(), file, layout, maxRows).entry;
         if (entry == null) {
           return UNKNOWN;
         }

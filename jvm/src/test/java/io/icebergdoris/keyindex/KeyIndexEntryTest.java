@@ -37,9 +37,9 @@ class KeyIndexEntryTest {
   File folder;
 
   /** Batch keys as a probe sees them (sorted), long or encoded. */
-  static KeyIndex.BatchKeys batch(long[] longs, byte[][] bytes) {
+  static BatchKeys batch(long[] longs, byte[][] bytes) {
     int count = longs != null ? longs.length : bytes.length;
-    return new KeyIndex.BatchKeys(longs, bytes, new int[count], null, null, null, null, null);
+    return new BatchKeys(longs, bytes, new int[count], null, null, null, null, null);
   }
 
   private static byte[] randomKey() {
@@ -106,7 +106,7 @@ class KeyIndexEntryTest {
       boolean encoded = round % 2 == 1;
       int size = RANDOM.nextInt(120);
       KeyIndexEntry entry;
-      KeyIndex.BatchKeys batch;
+      BatchKeys batch;
       if (encoded) {
         byte[][] keys = new byte[size][];
         for (int i = 0; i < size; i++) {

@@ -21,11 +21,11 @@ class NewFileRepeatsTest {
 
   private static final Random RANDOM = new Random(31);
 
-  private static KeyIndex.FileKeys file(String name, int low, int high) {
-    return new KeyIndex.FileKeys(name, KeyCodec.longBytes(low), KeyCodec.longBytes(high), false, null);
+  private static FileKeys file(String name, int low, int high) {
+    return new FileKeys(name, KeyCodec.longBytes(low), KeyCodec.longBytes(high), false, null);
   }
 
-  private static List<List<String>> clusters(KeyIndex.FileKeys... files) {
+  private static List<List<String>> clusters(FileKeys... files) {
     return NewFileRepeats.overlapping(List.of(files));
   }
 
@@ -43,28 +43,28 @@ class NewFileRepeatsTest {
   @Test
   void rangesCompareAsEncodedKeysUnsigned() {
     // Encoded keys from 0x01 to 0x7f and from 0x80 to 0xff are apart (signed bytes would interleave them).
-    KeyIndex.FileKeys low = new KeyIndex.FileKeys("low", new byte[] {0x01}, new byte[] {0x7f}, false, null);
-    KeyIndex.FileKeys high = new KeyIndex.FileKeys("high", new byte[] {(byte) 0x80}, new byte[] {(byte) 0xff}, false, null);
+    FileKeys low = new FileKeys("low", new byte[] {0x01}, new byte[] {0x7f}, false, null);
+    FileKeys high = new FileKeys("high", new byte[] {(byte) 0x80}, new byte[] {(byte) 0xff}, false, null);
     assertEquals(List.of(), NewFileRepeats.overlapping(List.of(high, low)));
   }
 
   @Test
   void theVerdictNeedsNoMergeWithoutOverlappingFilesOfOneGroup() {
-    Supplier<KeyIndex.Layout> noLayout = () -> {
+    Supplier<Layout> noLayout = () -> {
       throw new AssertionError("no merge: the layout is not needed");
     };
-    List<KeyIndex.FileKeys> apart = List.of(file("a", 1, 5), file("b", 6, 9));
+    List<FileKeys> apart = List.of(file("a", 1, 5), file("b", 6, 9));
     assertEquals(NewFileRepeats.DISTINCT, NewFileRepeats.verdict(null, null, null, apart, Map.of("a", "p", "b", "p"), noLayout, 0));
 
     // Overlapping files of different partitions share no key.
-    List<KeyIndex.FileKeys> overlapping = List.of(file("a", 1, 5), file("b", 3, 9));
+    List<FileKeys> overlapping = List.of(file("a", 1, 5), file("b", 3, 9));
     assertEquals(NewFileRepeats.DISTINCT,
         NewFileRepeats.verdict(null, null, null, overlapping, Map.of("a", "p=1", "b", "p=2"), noLayout, 0));
 
     // A file that repeats a key itself decides; a file with no range (no entry) leaves it unknown.
-    List<KeyIndex.FileKeys> repeating = List.of(file("a", 1, 5), new KeyIndex.FileKeys("b", new byte[8], new byte[8], true, null));
+    List<FileKeys> repeating = List.of(file("a", 1, 5), new FileKeys("b", new byte[8], new byte[8], true, null));
     assertEquals(NewFileRepeats.REPEATS, NewFileRepeats.verdict(null, null, null, repeating, Map.of(), noLayout, 0));
-    List<KeyIndex.FileKeys> unknown = List.of(file("a", 1, 5), new KeyIndex.FileKeys("b", null, null, false, null));
+    List<FileKeys> unknown = List.of(file("a", 1, 5), new FileKeys("b", null, null, false, null));
     assertEquals(NewFileRepeats.UNKNOWN, NewFileRepeats.verdict(null, null, null, unknown, Map.of(), noLayout, 0));
   }
 

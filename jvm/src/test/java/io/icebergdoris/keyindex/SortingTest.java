@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * payload with its key, the merge of sorted runs must give the stable order of all keys, and the
  * binary search must find the first value not below the key.
  */
-class KeyIndexSortingTest {
+class SortingTest {
 
   private static final Random RANDOM = new Random(1302);
 
@@ -50,7 +50,7 @@ class KeyIndexSortingTest {
       long[] original = randomLongs(count);
       long[] keys = original.clone();
       int[] payload = IntStream.range(0, count).toArray();
-      KeyIndex.sort(keys, payload);
+      Sorting.sort(keys, payload);
 
       long[] expected = original.clone();
       Arrays.sort(expected);
@@ -65,7 +65,7 @@ class KeyIndexSortingTest {
   @Test
   void sortedOrderOfLongsLeavesTheKeysAsTheyWere() {
     long[] keys = {5, -1, 3, -1, 9};
-    int[] order = KeyIndex.sortedOrder(keys, null, keys.length);
+    int[] order = Sorting.sortedOrder(keys, null, keys.length);
     assertArrayEquals(new long[] {5, -1, 3, -1, 9}, keys);
     for (int i = 1; i < order.length; i++) {
       assertTrue(keys[order[i - 1]] <= keys[order[i]]);
@@ -103,21 +103,21 @@ class KeyIndexSortingTest {
       int[] expected = IntStream.range(0, at).boxed()
           .sorted(Comparator.comparing((Integer i) -> keys[i], Arrays::compareUnsigned))
           .mapToInt(Integer::intValue).toArray();
-      assertArrayEquals(expected, KeyIndex.mergedOrder(keys, runs), "round " + round + ", runs " + Arrays.toString(runs));
+      assertArrayEquals(expected, Sorting.mergedOrder(keys, runs), "round " + round + ", runs " + Arrays.toString(runs));
     }
   }
 
   @Test
   void lowerBoundFindsTheFirstValueNotBelowTheKey() {
     long[] values = {-5, -5, 0, 3, 3, 3, 10};
-    assertEquals(0, KeyIndex.lowerBound(values, 0, values.length, Long.MIN_VALUE));
-    assertEquals(0, KeyIndex.lowerBound(values, 0, values.length, -5));
-    assertEquals(2, KeyIndex.lowerBound(values, 0, values.length, -4));
-    assertEquals(3, KeyIndex.lowerBound(values, 0, values.length, 3));
-    assertEquals(6, KeyIndex.lowerBound(values, 0, values.length, 4));
-    assertEquals(7, KeyIndex.lowerBound(values, 0, values.length, 11));
+    assertEquals(0, Sorting.lowerBound(values, 0, values.length, Long.MIN_VALUE));
+    assertEquals(0, Sorting.lowerBound(values, 0, values.length, -5));
+    assertEquals(2, Sorting.lowerBound(values, 0, values.length, -4));
+    assertEquals(3, Sorting.lowerBound(values, 0, values.length, 3));
+    assertEquals(6, Sorting.lowerBound(values, 0, values.length, 4));
+    assertEquals(7, Sorting.lowerBound(values, 0, values.length, 11));
     // Within [from, to) only.
-    assertEquals(4, KeyIndex.lowerBound(values, 4, values.length, -5));
-    assertEquals(5, KeyIndex.lowerBound(values, 0, 5, 10));
+    assertEquals(4, Sorting.lowerBound(values, 4, values.length, -5));
+    assertEquals(5, Sorting.lowerBound(values, 0, 5, 10));
   }
 }

@@ -25,7 +25,7 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  * rows (and whether one has several), and on sequence tables the largest stored sequence value per
  * key, deleted rows included. Deleted positions are Iceberg's own position-delete index.
  */
-class KeyIndexProbeTest {
+class ProbeTest {
 
   private static final Random RANDOM = new Random(99);
 
@@ -56,7 +56,7 @@ class KeyIndexProbeTest {
         rows.sequences[i] = rows.nullSequences[i] ? 0 : RANDOM.nextInt(20) - 10;
       }
       KeyIndexEntry entry = encoded
-          ? KeyIndexEntry.sorted(null, Arrays.stream(rows.keys).mapToObj(KeyIndexProbeTest::encodedKey).toArray(byte[][]::new),
+          ? KeyIndexEntry.sorted(null, Arrays.stream(rows.keys).mapToObj(ProbeTest::encodedKey).toArray(byte[][]::new),
               sequence ? rows.sequences : null, sequence ? rows.nullSequences : null)
           : KeyIndexEntry.sorted(Arrays.stream(rows.keys).asLongStream().toArray(), null,
               sequence ? rows.sequences : null, sequence ? rows.nullSequences : null);
@@ -65,9 +65,9 @@ class KeyIndexProbeTest {
           .stream().mapToInt(Integer::intValue).toArray(); // sorted, distinct, some beyond the file's keys
       int[] deleteFlags = RANDOM.ints(batchKeys.length, 0, 2).toArray();
       long[] batchSequences = sequence ? new long[batchKeys.length] : null;
-      KeyIndex.BatchKeys batch = new KeyIndex.BatchKeys(
+      BatchKeys batch = new BatchKeys(
           encoded ? null : Arrays.stream(batchKeys).asLongStream().toArray(),
-          encoded ? Arrays.stream(batchKeys).mapToObj(KeyIndexProbeTest::encodedKey).toArray(byte[][]::new) : null,
+          encoded ? Arrays.stream(batchKeys).mapToObj(ProbeTest::encodedKey).toArray(byte[][]::new) : null,
           deleteFlags, batchSequences, sequence ? new boolean[batchKeys.length] : null, null, null, null);
 
       List<Long> deletedPositions = new ArrayList<>();
@@ -79,7 +79,7 @@ class KeyIndexProbeTest {
       PositionDeleteIndex deleted = RANDOM.nextInt(5) == 0 ? null : Deletes.toPositionIndex(CloseableIterable.withNoopClose(deletedPositions));
       List<Long> deletedOnes = deleted == null ? List.of() : deletedPositions;
 
-      KeyIndex.FileHits hits = KeyIndex.probe("file", entry, batch, KeyIndex.Source.CACHED, null, null, deleted, keysPerHit);
+      FileHits hits = Probe.probe("file", entry, batch, EntrySource.CACHED, null, null, deleted, keysPerHit);
 
       // The reference: every row against every batch key.
       Map<Integer, Integer> batchIndex = new HashMap<>();
