@@ -2,7 +2,9 @@ package io.icebergdoris.keyindex;
 
 import io.icebergdoris.keyindex.pages.DirectZstd;
 import io.icebergdoris.keyindex.pages.PageBytes;
+import io.icebergdoris.keyindex.pages.PlainValues;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -13,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.shaded.org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
 import org.apache.iceberg.shaded.org.apache.parquet.column.Encoding;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.DataPage;
@@ -21,6 +24,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.column.page.DataPageV2;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.DictionaryPage;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.PageReadStore;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.PageReader;
+import org.apache.iceberg.shaded.org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -247,7 +251,7 @@ final class HitValues {
           if (v1.getDlEncoding() != Encoding.RLE) {
             throw new Unsupported("definition levels in " + v1.getDlEncoding());
           }
-          int length = Hybrid.intLittleEndian(values.bytes, valuesFrom, values.limit);
+          int length = PlainValues.intLittleEndian(values.bytes, valuesFrom, values.limit);
           int levelsFrom = valuesFrom + 4;
           valuesFrom = levelsFrom + length;
           if (length < 0 || valuesFrom > values.limit) {
@@ -300,7 +304,7 @@ final class HitValues {
         if (ids.length < lastIndex + 1) {
           ids = new int[Math.max(lastIndex + 1, 2 * ids.length)];
         }
-        Hybrid.decode(values.bytes, valuesFrom + 1, values.limit, bitWidth, ids, lastIndex + 1);
+        hybrid(values.bytes, valuesFrom + 1, values.limit, bitWidth, ids, lastIndex + 1);
         for (int h = 0; h < valueIndex.length; h++) {
           if (valueIndex[h] >= 0) {
             int id = ids[valueIndex[h]];
@@ -317,22 +321,39 @@ final class HitValues {
 
     /** Reads a page's definition levels into {@link #defined}; true if every row is defined (then {@link #defined} is not filled). */
     private boolean levels(byte[] bytes, int from, int limit, int rows) {
-      if (Hybrid.allRunsOf(bytes, from, limit, 1, 1, rows)) {
-        return true;
-      }
       if (defined.length < rows) {
         defined = new byte[Math.max(rows, 2 * defined.length)];
       }
       if (ids.length < rows) {
         ids = new int[Math.max(rows, 2 * ids.length)];
       }
-      Hybrid.decode(bytes, from, limit, 1, ids, rows);
+      hybrid(bytes, from, limit, 1, ids, rows);
       boolean all = true;
       for (int i = 0; i < rows; i++) {
         defined[i] = (byte) ids[i];
         all &= ids[i] == 1;
       }
       return all;
+    }
+
+    /**
+     * The first {@code count} values of the RLE / bit-packing hybrid run sequence at {@code
+     * bytes[from, limit)} ({@code bitWidth} bits each: definition levels, dictionary ids), decoded
+     * by Parquet's own decoder into {@code out}; a page whose runs end early raises.
+     */
+    private void hybrid(byte[] bytes, int from, int limit, int bitWidth, int[] out, int count) {
+      if (bitWidth < 0 || bitWidth > 32 || from > limit) {
+        throw new IllegalStateException("column " + column + " has a page with values " + bitWidth + " bits wide");
+      }
+      RunLengthBitPackingHybridDecoder decoder =
+          new RunLengthBitPackingHybridDecoder(bitWidth, ByteBufferInputStream.wrap(ByteBuffer.wrap(bytes, from, limit - from)));
+      try {
+        for (int i = 0; i < count; i++) {
+          out[i] = decoder.readInt();
+        }
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalStateException("column " + column + " has a page whose levels or ids end early", e);
+      }
     }
 
     /** The PLAIN values at {@code valueIndex} (ascending among the non-null ones). */
@@ -367,7 +388,7 @@ final class HitValues {
     }
 
     private int binaryLength(PageBytes page, int offset) {
-      int length = Hybrid.intLittleEndian(page.bytes, offset, page.limit);
+      int length = PlainValues.intLittleEndian(page.bytes, offset, page.limit);
       if (length < 0 || offset + 4L + length > page.limit) {
         throw new IllegalStateException("column " + column + " has a value longer than its page");
       }
@@ -397,12 +418,12 @@ final class HitValues {
   private interface ValueKind {
     Object value(byte[] bytes, int at, int length);
 
-    ValueKind INT = (bytes, at, length) -> Hybrid.intLittleEndian(bytes, at, at + 4);
-    ValueKind INT_AS_LONG = (bytes, at, length) -> (long) Hybrid.intLittleEndian(bytes, at, at + 4);
-    ValueKind LONG = (bytes, at, length) -> Hybrid.longLittleEndian(bytes, at);
-    ValueKind FLOAT = (bytes, at, length) -> Float.intBitsToFloat(Hybrid.intLittleEndian(bytes, at, at + 4));
-    ValueKind FLOAT_AS_DOUBLE = (bytes, at, length) -> (double) Float.intBitsToFloat(Hybrid.intLittleEndian(bytes, at, at + 4));
-    ValueKind DOUBLE = (bytes, at, length) -> Double.longBitsToDouble(Hybrid.longLittleEndian(bytes, at));
+    ValueKind INT = (bytes, at, length) -> PlainValues.intLittleEndian(bytes, at, at + 4);
+    ValueKind INT_AS_LONG = (bytes, at, length) -> (long) PlainValues.intLittleEndian(bytes, at, at + 4);
+    ValueKind LONG = (bytes, at, length) -> PlainValues.longLittleEndian(bytes, at);
+    ValueKind FLOAT = (bytes, at, length) -> Float.intBitsToFloat(PlainValues.intLittleEndian(bytes, at, at + 4));
+    ValueKind FLOAT_AS_DOUBLE = (bytes, at, length) -> (double) Float.intBitsToFloat(PlainValues.intLittleEndian(bytes, at, at + 4));
+    ValueKind DOUBLE = (bytes, at, length) -> Double.longBitsToDouble(PlainValues.longLittleEndian(bytes, at));
     ValueKind STRING = (bytes, at, length) -> UTF8String.fromBytes(Arrays.copyOfRange(bytes, at, at + length));
     ValueKind BYTES = (bytes, at, length) -> Arrays.copyOfRange(bytes, at, at + length);
     // PLAIN booleans are bits, read where the page is (a dictionary of booleans is not decoded here).
@@ -480,7 +501,7 @@ final class HitValues {
             Decimal.apply(new BigDecimal(new BigInteger(Arrays.copyOfRange(data, at, at + length)), scale), precision, scale);
       }
       return (data, at, length) ->
-          new Decimal().set(length == 4 ? Hybrid.intLittleEndian(data, at, at + 4) : Hybrid.longLittleEndian(data, at), precision, scale);
+          new Decimal().set(length == 4 ? PlainValues.intLittleEndian(data, at, at + 4) : PlainValues.longLittleEndian(data, at), precision, scale);
     }
   }
 }

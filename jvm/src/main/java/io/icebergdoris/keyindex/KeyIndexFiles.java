@@ -373,22 +373,7 @@ final class KeyIndexFiles {
             into[i] = values.readLong();
           }
         }
-
-        @Override
-        boolean fillDirectly(Encoding encoding, DataPageV2 page, int at, int count) throws IOException {
-          return deltaLongs(encoding, page, into, at, count);
-        }
       };
-    }
-
-    /** Decodes a DELTA_BINARY_PACKED page of longs (what entries are written in) itself; else false. */
-    static boolean deltaLongs(Encoding encoding, DataPageV2 page, long[] into, int at, int count) throws IOException {
-      if (encoding != Encoding.DELTA_BINARY_PACKED) {
-        return false;
-      }
-      PageBytes data = PageBytes.of(page.getData().toByteBuffer());
-      DeltaLongs.decode(data.bytes, data.from, data.limit, into, at, count);
-      return true;
     }
 
     static Column ints(int[] into) {
@@ -405,11 +390,6 @@ final class KeyIndexFiles {
 
     static Column optionalLongs(long[] into, boolean[] nulls) {
       return new Column() {
-        @Override
-        boolean fillDirectly(Encoding encoding, DataPageV2 page, int at, int count) throws IOException {
-          return deltaLongs(encoding, page, into, at, count); // called for pages without nulls only
-        }
-
         @Override
         void fill(ValuesReader values, RunLengthBitPackingHybridDecoder defined, int at, int count) throws IOException {
           for (int i = at; i < at + count; i++) {
