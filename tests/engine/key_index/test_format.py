@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from iceberg_doris import doris
-from tests.procedures.test_key_index_keys import (  # noqa: F401 - cold_index is a fixture
+from tests.engine.key_index.test_keys import (  # noqa: F401 - cold_index is a fixture
     cold_index, entry_files, load, load_cold, rejected_for, rows, summary_of,
 )
 

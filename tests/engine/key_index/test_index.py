@@ -25,7 +25,7 @@ def key_index_summary(spark, table: str, snapshot_id: int) -> str | None:
 def cold_index(spark):
     """Every test starts without cached index entries (local mode: the executors are this JVM), and
     loads leave their new files' entries to the first lookup (what these tests watch being built;
-    test_key_index_on_load.py covers the default, loads indexing their own files)."""
+    test_on_load.py covers the default, loads indexing their own files)."""
     key_index.clear_cache(IcebergJava(spark))
     spark.conf.set(key_index.BUILD_ON_LOAD_CONF, "false")
     yield

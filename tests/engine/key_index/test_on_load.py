@@ -12,7 +12,7 @@ import pytest
 from iceberg_doris import doris
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_java import IcebergJava
-from tests.procedures.test_key_index_keys import entry_files, rows, summary_of
+from tests.engine.key_index.test_keys import entry_files, rows, summary_of
 
 pytestmark = pytest.mark.spark
 

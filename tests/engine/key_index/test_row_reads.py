@@ -18,7 +18,7 @@ from iceberg_doris import doris
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.errors import LoadError
-from tests.procedures.test_key_index_keys import (  # noqa: F401 - cold_index is a fixture
+from tests.engine.key_index.test_keys import (  # noqa: F401 - cold_index is a fixture
     cold_index, entry_files, key_literal, rows, string_literal,
 )
 from tests.procedures.test_keyed_loads import readers_agree
@@ -540,3 +540,43 @@ def test_stored_rows_of_files_another_writer_made_are_read_by_position(spark, na
     assert files_read_from_pages(spark) - before == (1 if layout == "v2 pages" else 0)
     stored = {row[0]: row for row in rows(spark, tables[0])}
     assert stored[1999] == (1999, 5997, "s49", -1999.0) and stored[0] == (0, None, None, 0.0) and stored[2500] == (2500, None, None, -2500.0)
+
+
+def test_stored_rows_read_through_icebergs_readers_agree_with_the_pages(spark, namespace, cold_index):
+    # spark.doris.keyIndex.rowsFromPages=false, the way out should a file's pages be decoded
+    # wrongly: the same keyed loads, their hits read through Iceberg's readers instead of decoded
+    # from the pages, leave the same rows as the default (and as the scan).
+    columns = "k INT NOT NULL, a INT, d DATE, m DECIMAL(12, 2), t DATETIME, f BOOLEAN, s STRING"
+    values = (
+        "CAST(id AS INT) AS k, IF(id % 3 = 0, NULL, CAST(id * 7 AS INT)) AS a, date_add(DATE'2024-01-01', CAST(id % 400 AS INT)) AS d, "
+        "IF(id % 7 = 0, NULL, CAST(id / 7 AS DECIMAL(12, 2))) AS m, "
+        "CAST(TIMESTAMP_NTZ'2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, 0, 0, id) AS TIMESTAMP_NTZ) AS t, "
+        "IF(id % 5 = 0, NULL, id % 2 = 0) AS f, IF(id % 11 = 0, NULL, concat('s', id)) AS s"
+    )
+    results = {}
+    for from_pages in ("true", "false"):
+        if from_pages == "false":
+            spark.conf.set(key_index.ROWS_FROM_PAGES_CONF, "false")
+        try:
+            tables = tuple(f"{namespace}.{name}_{from_pages}" for name in ("indexed", "scanned"))
+            for table in tables:
+                doris.create_table(spark, ddl=f"CREATE TABLE {table} ({columns}) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+            load_both(spark, tables, f"SELECT {values} FROM range(0, 600)")
+            generator = random.Random(29)
+            decoded = files_read_from_pages(spark)
+            for number in range(3):
+                keys = sorted(set(generator.sample(range(600), 40)) | {0, 599, 600 + number})  # the first, the last, a new one
+                if number % 2:
+                    batch, batch_columns = [(k, number * 100 + k) for k in keys], "k, a"
+                else:
+                    batch, batch_columns = [(k, f"u{number}-{k}") for k in keys], "k, s"
+                load_both(spark, tables, query_of(batch, batch_columns), columns=batch_columns, partial_columns=True)
+            if from_pages == "false":
+                assert files_read_from_pages(spark) == decoded  # no hit file was decoded from its pages
+            else:
+                assert files_read_from_pages(spark) > decoded
+            results[from_pages] = rows(spark, tables[0])
+        finally:
+            spark.conf.unset(key_index.ROWS_FROM_PAGES_CONF)
+    assert results["false"] == results["true"]
+    assert len(results["true"]) == 603
