@@ -1,9 +1,14 @@
 """The primary-key index of unique- and aggregate-key loads: per data file, its keys sorted with
 their row positions and, on tables with a sequence column, each row's sequence value
-(``io.icebergdoris.keyindex.KeyIndex`` in Spark's JVM, the
-index's one entry point: this package is its only caller, through the typed boundary of
-:mod:`.wire`). Loads that merge with the stored rows read
-the hit rows' values by position afterwards (:meth:`IndexHits.read_live_rows`, ``KeyIndexRows``).
+(``io.icebergdoris.keyindex.KeyIndex`` in Spark's JVM, the index's one entry point: this package
+is its only caller, through the typed boundary of :mod:`.wire`). Loads that merge with the stored
+rows read the hit rows' values by position afterwards (:meth:`IndexHits.read_live_rows`,
+``KeyIndexRows``).
+
+Modules: :mod:`.settings` (the ``spark.doris.keyIndex.*`` settings, the types covered),
+:mod:`.wire` (requests and answers), :mod:`.jvm` (the handle on ``KeyIndex``), :mod:`.batch` (a
+batch's keys), :mod:`.probe` (lookups and what their hits give), :mod:`.new_files` (a load's new
+files indexed while it commits), :mod:`.stored` (caches and stored entries).
 
 A load probes its batch's keys into the index entry of each candidate data file instead of
 scanning the table's key columns and joining them. Any key is covered: one column or several
@@ -55,7 +60,13 @@ from iceberg_doris.engine.key_index.settings import (
     max_rows,
     persist,
 )
-from iceberg_doris.engine.key_index.stored import cached_rows, clear_cache, files_read_from_pages, files_with_keys_from_probe, remove_orphan_entries
+from iceberg_doris.engine.key_index.stored import (
+    cached_rows,
+    clear_cache,
+    files_read_from_pages,
+    files_with_keys_from_probe,
+    remove_orphan_entries,
+)
 
 __all__ = [
     "BUILD_ON_LOAD_CONF",
