@@ -308,7 +308,7 @@ def run(
         f"{fmt_seconds(all_times[(g.rows, min(fractions), DORIS)][0])} at {g.rows} rows" for g in groups if DORIS in g.names
     )
     result.notes.append(
-        "doris.load finds the rows it replaces through the key index (iceberg_doris/engine/key_index.py). The load of "
+        "doris.load finds the rows it replaces through the key index (iceberg_doris/engine/key_index/). The load of "
         "the base rows stored the index entries of its files (spark.doris.keyIndex.buildOnLoad); the first repetition "
         f"of each batch starts with the executors' entry cache cleared, as a new session's first load does, and reads "
         f"the stored entries (first load of the {min(fractions):.0%} batch: {first_loads}; the first value under 'all "

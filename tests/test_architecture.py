@@ -155,3 +155,31 @@ def test_the_package_root_holds_only_the_public_face():
     """``iceberg_doris.session()``, ``catalog()``, ``doris`` and ``errors`` are reached from the root;
     every other module lives in its package (session plumbing in spark_session/, the CLI in cli/)."""
     assert sorted(path.name for path in PACKAGE.glob("*.py")) == ["__init__.py", "doris.py", "errors.py"]
+
+
+# The key index's Java side (io.icebergdoris.keyindex; KeyIndex is its one entry point) is called
+# from one Python package only: engine/key_index/, through its typed wire.
+KEY_INDEX_JAVA = re.compile(r"io\.icebergdoris\.keyindex|\bKeyIndex\.|\.keyindex\b")
+
+
+def test_only_the_key_index_package_calls_the_java_index():
+    offenders = []
+    for module, (path, _) in SOURCES.items():
+        where = relative_path(path)
+        if where.startswith("iceberg_doris/engine/key_index/"):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if KEY_INDEX_JAVA.search(code) and not _in_docstring_or_comment(path, number):
+                offenders.append(f"{where}:{number}: {line.strip()}")
+    assert offenders == [], "calls into the Java key index outside engine/key_index/:\n" + "\n".join(offenders)
+
+
+def _in_docstring_or_comment(path: Path, number: int) -> bool:
+    """Whether line ``number`` lies in a string constant (docstrings name the Java classes they wrap)."""
+    _, tree = SOURCES[next(m for m, (p, _) in SOURCES.items() if p == path)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            if node.lineno <= number <= (node.end_lineno or node.lineno):
+                return True
+    return False

@@ -13,7 +13,7 @@ What the index's hits feed depends on the load:
 * unique keys, full rows, no sequence column: the hits are the positions to delete, nothing more;
 * a sequence column whose decision needs only the sequence: the probe knows each key's live rows
   and largest stored sequence value, and decides the winners itself by :func:`plan.decide`'s rule
-  (``KeyIndex.Lookup.decideBySequence``): the winners' live rows are the positions to delete, and
+  (``Lookup.decideBySequence`` in ``io.icebergdoris.keyindex``): the winners' live rows are the positions to delete, and
   the batch is filtered by its losing keys (:func:`plan.without_live_rows`) only when some lose;
 * loads that merge with the stored rows (aggregate keys, partial-column updates, and sequence
   tables whose tombstones copy a NOT NULL column or whose sequence column is not supplied): the

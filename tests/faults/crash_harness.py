@@ -150,7 +150,7 @@ def files_under(folder: str) -> set[str]:
     for root, dirs, names in os.walk(folder):
         # Primary-key index entries are derived from data files, written by any probe (committed or
         # not) and valid for as long as their data file; cleanup's removal of orphan entries is
-        # tested with the index (tests/procedures/test_key_index_keys.py).
+        # tested with the index (tests/engine/key_index/test_keys.py).
         dirs[:] = [d for d in dirs if d != "_doris_key_index"]
         found |= {os.path.join(root, n) for n in names}
     return {f for f in found if not _checksum_of_existing(f, found)}

@@ -15,7 +15,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.errors import ConfigurationError
 from iceberg_doris.operations.progress import LOGGER_NAME
 from tests.concurrency import readers_agree, unique_table, values
-from tests.procedures.test_key_index_keys import entry_files, summary_of
+from tests.engine.key_index.test_keys import entry_files, summary_of
 from tests.support import duckdb_reader
 from tests.support.spark_conf import session_settings
 

@@ -12,7 +12,7 @@ from iceberg_doris import doris
 from iceberg_doris.engine.staged_writes import DEFAULT_FANOUT_MAX_BYTES, fanout_fits, unshuffled_writers
 from tests.concurrency import readers_agree, unique_table
 from tests.operations.test_fresh_bulk_loads import phases, phases_of  # noqa: F401 (a fixture)
-from tests.procedures.test_key_index_keys import entry_files
+from tests.engine.key_index.test_keys import entry_files
 from tests.support.spark_conf import session_settings
 
 # Pure decision first (no Spark).

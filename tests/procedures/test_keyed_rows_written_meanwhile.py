@@ -128,7 +128,7 @@ def test_the_rows_written_meanwhile_are_indexed_once_from_when_they_are_written(
     import threading
 
     from iceberg_doris.engine import key_index
-    from tests.procedures.test_key_index_keys import entry_files
+    from tests.engine.key_index.test_keys import entry_files
 
     table = f"{namespace}.indexed_early"
     doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v STRING) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")

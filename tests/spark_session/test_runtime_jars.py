@@ -77,7 +77,7 @@ def test_bridge_jar_holds_the_spark_side_classes_of_the_running_line():
     with zipfile.ZipFile(runtime_jars.bridge_jar()) as jar:
         names = set(jar.namelist())
     assert "io/icebergdoris/spark/DorisProcedureCatalog.class" in names
-    assert "io/icebergdoris/iceberg/KeyIndex.class" in names
+    assert "io/icebergdoris/keyindex/KeyIndex.class" in names
     # Spark 3.5 parses CALL with our extension; Spark 4 has CALL of its own.
     assert ("io/icebergdoris/spark/DorisCallParser.class" in names) is (not line.native_call)
 

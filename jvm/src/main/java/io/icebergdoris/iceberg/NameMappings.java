@@ -10,12 +10,12 @@ import org.apache.iceberg.mapping.NameMappingParser;
  * with {@code add_files}, or by other writers) map their columns by name. Every reader of data
  * files must use it; without it Iceberg falls back to ids by column position.
  */
-final class NameMappings {
+public final class NameMappings {
 
   private NameMappings() {}
 
   /** The table's name mapping, or null when it has none. */
-  static NameMapping of(Table table) {
+  public static NameMapping of(Table table) {
     String json = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
     if (json == null) {
       return null;
@@ -30,7 +30,7 @@ final class NameMappings {
   }
 
   /** The mapping's JSON (what identifies it), or "" when the table has none. */
-  static String text(Table table) {
+  public static String text(Table table) {
     String json = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
     return json == null ? "" : json;
   }

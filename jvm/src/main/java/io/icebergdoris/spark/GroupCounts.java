@@ -1,7 +1,9 @@
 package io.icebergdoris.spark;
 
-import io.icebergdoris.iceberg.BatchKeyReader;
-import io.icebergdoris.iceberg.KeyIndex;
+import io.icebergdoris.keyindex.BatchKeyReader;
+import io.icebergdoris.keyindex.BatchKeys;
+import io.icebergdoris.keyindex.IndexRequest;
+import io.icebergdoris.keyindex.KeyIndex;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -63,9 +65,9 @@ public final class GroupCounts {
   /** {@link #count}'s groups and, from the same pass, a keyed batch's keys (see {@link #countAndCollectKeys}). */
   public static final class Counted {
     private final Dataset<Row> groups;
-    private final KeyIndex.BatchKeys keys;
+    private final BatchKeys keys;
 
-    Counted(Dataset<Row> groups, KeyIndex.BatchKeys keys) {
+    Counted(Dataset<Row> groups, BatchKeys keys) {
       this.groups = groups;
       this.keys = keys;
     }
@@ -74,21 +76,20 @@ public final class GroupCounts {
       return groups;
     }
 
-    public KeyIndex.BatchKeys keys() {
+    public BatchKeys keys() {
       return keys;
     }
   }
 
   /**
    * {@link #count}, collecting in the same pass the keys of the rows whose {@code statusColumn} is
-   * {@code keptStatus}, as {@link KeyIndex#batchKeys(Dataset, Table, String, String)} collects them
-   * from its own job: {@code joinedKeyFrameColumns} name the frame's columns holding the table's
-   * key columns {@code joinedKeyColumns} (in that order), the delete flag and, with {@code
-   * sequenceColumn}, the sequence value. Null when those columns' types need a job of their own.
+   * {@code keptStatus}, as {@link KeyIndex#collectBatchKeys} collects them from its own job:
+   * {@code joinedKeyFrameColumns} name the frame's columns holding the request's key columns (in
+   * that order), the delete flag and, with a sequence column, the sequence value. Null when those columns' types need a job of their own.
    */
   public static Counted countAndCollectKeys(
       Dataset<Row> frame, String joinedGroups, String rangeColumn, String flagColumn, String statusColumn, String keptStatus,
-      String joinedKeyFrameColumns, Table table, String joinedKeyColumns, String sequenceColumn) {
+      String joinedKeyFrameColumns, Table table, IndexRequest request) {
     StructType schema = frame.schema();
     String[] names = joinedKeyFrameColumns.split("\n");
     int[] ordinals = new int[names.length];
@@ -98,14 +99,14 @@ public final class GroupCounts {
       keyFields[i] = schema.fields()[ordinals[i]];
     }
     StructType keysSchema = new StructType(keyFields);
-    BatchKeyReader reader = KeyIndex.batchKeyReader(table, keysSchema, joinedKeyColumns, sequenceColumn);
+    BatchKeyReader reader = KeyIndex.batchKeyReader(table, keysSchema, request);
     if (reader == null) {
       return null;
     }
     KeyFold fold = new KeyFold(schema.fieldIndex(statusColumn), keptStatus, ordinals, keyFields, reader);
     Folded counted = count(frame, joinedGroups, rangeColumn, flagColumn, fold);
     List<BatchKeyReader.Chunk> chunks = counted.chunks;
-    return new Counted(counted.groups, KeyIndex.batchKeys(table, keysSchema, joinedKeyColumns, sequenceColumn, reader, chunks));
+    return new Counted(counted.groups, KeyIndex.batchKeys(table, keysSchema, request, reader, chunks));
   }
 
   /** Groups and the tasks' key chunks, before the keys are assembled. */

@@ -1,0 +1,69 @@
+"""The typed boundary with the Java index: requests as the JVM parses them, answers read back (pure)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from decimal import Decimal
+
+import pytest
+from pyroaring import BitMap64
+
+from iceberg_doris.engine.key_index import wire
+
+
+def encoded(*positions: int) -> str:
+    return base64.b64encode(BitMap64(positions).serialize()).decode()
+
+
+def test_a_request_is_one_json_object_with_none_as_null():
+    asked = wire.IndexRequest(("k1", "k2"), None, 10, True, False)
+    assert json.loads(asked.to_json()) == {
+        "key_columns": ["k1", "k2"], "sequence_column": None, "max_rows": 10, "persist": True, "keys_per_hit": False,
+    }
+    assert json.loads(wire.IndexRequest(("k",), "seq", keys_per_hit=True).to_json())["sequence_column"] == "seq"
+
+
+@pytest.mark.parametrize("bad", [dict(key_columns=()), dict(key_columns=("k",), sequence_column=""), dict(key_columns=("k",), max_rows=-1)])
+def test_a_malformed_request_is_refused_before_it_crosses(bad):
+    with pytest.raises(ValueError):
+        wire.IndexRequest(**bad)
+
+
+def test_a_lookup_answer_names_each_files_positions():
+    answer = wire.LookupAnswer.from_json(json.dumps({
+        "probed_files": 3, "built_files": 1, "read_files": 1, "unindexable": ["s3://b/n.parquet"],
+        "problems": ["s3://b/x.parquet: entry not stored (IOException: full)"], "one_live_row_per_key": True,
+        "hits": [{"location": "s3://b/a\nb.parquet", "upserts": encoded(1, 5), "deletes": encoded()}],
+    }))
+    assert (answer.probed_files, answer.built_files, answer.read_files) == (3, 1, 1)
+    assert answer.unindexable == ("s3://b/n.parquet",)
+    assert answer.one_live_row_per_key
+    (hit,) = answer.hits
+    assert hit.location == "s3://b/a\nb.parquet"  # a location is a JSON string: no separator to collide with
+    assert list(hit.upserts) == [1, 5] and list(hit.deletes) == []
+
+
+def test_a_sequence_answer_and_the_new_files_answers():
+    decision = wire.SequenceAnswer.from_json(json.dumps({
+        "replaced": [{"location": "f", "upserts": encoded(2), "deletes": encoded(7)}], "deleted_rows": 1, "any_delete_wins": True,
+    }))
+    assert decision.deleted_rows == 1 and decision.any_delete_wins and list(decision.replaced[0].deletes) == [7]
+    assert wire.IndexingAnswer.from_json('{"problems": []}').problems == ()
+    repeats = wire.RepeatsAnswer.from_json('{"verdict": "distinct", "problems": ["f: entry not stored (x)"]}')
+    assert repeats.verdict == "distinct" and repeats.problems == ("f: entry not stored (x)",)
+    with pytest.raises(ValueError):
+        wire.RepeatsAnswer.from_json('{"verdict": "maybe", "problems": []}')
+
+
+def test_a_batch_summary_reads_decimals_back():
+    summary = wire.BatchSummary.from_json(json.dumps({
+        "count": 2, "has_duplicates": False, "first_column_range": [{"decimal": "1.50"}, {"decimal": "2.00"}],
+        "first_column_values": None,
+    }))
+    assert summary.first_column_range == [Decimal("1.50"), Decimal("2.00")]
+    assert summary.first_column_values is None
+
+
+def test_column_lists_cross_as_json_arrays():
+    assert json.loads(wire.columns_json(["a", "b\nc"])) == ["a", "b\nc"]
