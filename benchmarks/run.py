@@ -13,7 +13,6 @@ import argparse
 import datetime as dt
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 import traceback
@@ -80,19 +79,6 @@ def prepare_home(home: Path) -> None:
     (home / MARKER).write_text("made by python -m benchmarks.run; wiped at the start of each run\n")
 
 
-def git_info() -> dict[str, str]:
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return ""
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    changed = [line[3:] for line in git("status", "--porcelain", "--", "iceberg_doris", "jvm").splitlines() if line.strip()]
-    dirty = f" + uncommitted changes in {', '.join(changed)}" if changed else ""
-    return {"commit": commit, "dirty": dirty}
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started_wall = time.perf_counter()
@@ -147,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         finished=finished.strftime("%Y-%m-%d %H:%M"),
         seconds=time.perf_counter() - started_wall,
         environment=environment,
-        git=git_info(),
+        version=iceberg_doris.__version__,
         load_average=loads,
         warmup=warmup_text,
         failures=failures,
