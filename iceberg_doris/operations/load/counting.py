@@ -139,7 +139,7 @@ def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCoun
     loaded, filtered = counts.loaded, counts.filtered
     total = loaded + filtered
     if filtered and filtered / total > request.max_filter_ratio:
-        reason = request.filtered_message or (
+        reason = request.origin.filtered_message or (
             f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
             f"{request.max_filter_ratio}"
         )
