@@ -10,8 +10,8 @@ keys up and writes its new rows without any lock (:meth:`KeyedLoad.look_up`), th
 table's commit lock. Holding it, it writes its delete bitmaps and stages the RowDelta
 (:meth:`KeyedLoad.stage`), validated against its lookup snapshot with the keys and partitions it
 touches: if no commit since then added rows or deletes there, the lookup still holds. Otherwise the
-load looks its keys up again (:meth:`KeyedLoad.look_up_again`) on the table as it is now (still holding the lock, so
-nothing else can change it) and commits that; when the new rows depend on the stored ones
+load looks its keys up again (:meth:`KeyedLoad.look_up_again`) on the table as it is now (still
+holding the lock, so nothing else can change it) and commits that; when the new rows depend on the stored ones
 (aggregate, partial-update and sequence-column loads) they are written again too, as Doris
 rewrites a partial update at publish. Among iceberg-doris writers a load so commits with at most
 two lookups; writers outside the lock (plain Spark SQL) are left to the retry policy of
@@ -120,8 +120,8 @@ class KeyedLoad:
             # Not started while counting (the rows could still be rerouted to new auto partitions):
             # started now, so the write overlaps the batch's resolution and lookup.
             self._early = NewRowsMeanwhile(self.handle, refs[0].accepted, self.shape)
+        early, self._early = self._early, None  # from here the write of main's (the only ref when set)
         for ref in refs:
-            early, self._early = (self._early, None) if ref.branch is None else (None, self._early)
             self._writes.append(
                 KeyedWrite(self.handle, self.shape, ref, summary=summary, facts=facts, rows_kept=rows_kept,
                            staged=staged if ref.branch is None else None, early=early)

@@ -143,7 +143,9 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
             if keyed is not None and request.overwrite is not None:
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed_load is not None:
-                committed, deleted = publish_keyed(keyed_load, counted.accepted(), commit, facts=counts.keys, rows_kept=counted.kept)
+                committed, deleted = publish_keyed(
+                    keyed_load, counted.accepted(), commit, facts=counts.keys, rows_kept=counted.kept
+                )
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)
         finally:

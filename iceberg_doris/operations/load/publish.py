@@ -153,7 +153,10 @@ def publish_keyed(
     routed = commit.routed
     if routed.temporary:
         refs = [
-            RefRows(accepted.filter(F.col(PARTITION_COLUMN) == name), touched_predicate(routed.partitions, [name], True), branch_name(name))
+            RefRows(
+                accepted.filter(F.col(PARTITION_COLUMN) == name), touched_predicate(routed.partitions, [name], True),
+                branch_name(name),
+            )
             for name in commit.touched
         ]
     else:
