@@ -6,12 +6,12 @@ per data file, merged with that file's earlier deletes) or position-delete files
 equality deletes, and no existing data file is rewritten.
 
 Concurrency, as Doris publishes concurrent loads on one table one at a time: the load looks its
-keys up and writes its new rows without any lock (:meth:`KeyedWrite.look_up`), then takes the
+keys up and writes its new rows without any lock (:meth:`KeyedLoad.look_up`), then takes the
 table's commit lock. Holding it, it writes its delete bitmaps and stages the RowDelta
-(:meth:`KeyedWrite.stage`), validated against its lookup snapshot with the keys and partitions it
+(:meth:`KeyedLoad.stage`), validated against its lookup snapshot with the keys and partitions it
 touches: if no commit since then added rows or deletes there, the lookup still holds. Otherwise the
-load calls :meth:`KeyedWrite.look_up` again on the table as it is now (still holding the lock, so
-nothing else can change it) and commits that; when the new rows depend on the stored ones
+load looks its keys up again (:meth:`KeyedLoad.look_up_again`) on the table as it is now (still
+holding the lock, so nothing else can change it) and commits that; when the new rows depend on the stored ones
 (aggregate, partial-update and sequence-column loads) they are written again too, as Doris
 rewrites a partial update at publish. Among iceberg-doris writers a load so commits with at most
 two lookups; writers outside the lock (plain Spark SQL) are left to the retry policy of
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
@@ -37,6 +38,7 @@ from iceberg_doris.merge_on_write.lookup import (
     IndexedKeys,
     KeyedTable,
     Lookup,
+    LookupContext,
     batch_keys,
     collect_index_keys,
     index_possible,
@@ -51,121 +53,251 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
+@dataclass(frozen=True)
+class RefRows:
+    """A keyed load's accepted rows for one ref: main (``branch`` None) or one temp partition's
+    branch, with the partitions they touch there."""
+
+    accepted: "DataFrame"
+    touched: Predicate
+    branch: str | None = None
+
+
+class KeyedLoad:
+    """One unique- or aggregate-key load, from its new rows' early write to its commit, as named
+    steps over its own state:
+
+    1. :meth:`write_new_rows_early` (optional, while the load counts its rows) starts writing the
+       rows of a load into main whose rows take no stored value; :meth:`discard_early_rows` drops
+       them when the load stops before its lookup;
+    2. :meth:`begin` takes the counted rows, one :class:`RefRows` per ref, and resolves each ref's
+       batch to one version per key (a :class:`KeyedWrite` per ref);
+    3. :meth:`look_up` looks the keys up without the lock; :meth:`start_indexing` starts the new
+       files' key-index entries;
+    4. holding the lock, :meth:`stage` stages each ref's RowDelta on the commit's transaction, and
+       :meth:`look_up_again` looks the keys up in the table as it is now when a commit since the
+       lookup conflicts;
+    5. :meth:`finish_indexing` after the commit, and :meth:`close` in any case (no thread outlives
+       the load; an early write never looked up is discarded).
+    """
+
+    def __init__(self, handle: KeyedTable, shape: plan.KeyedLoadShape, *, into_main: bool):
+        """``into_main``: the load writes to main, not to temp partitions' branches."""
+        self.handle = handle
+        self.shape = shape
+        self._into_main = into_main
+        # The new rows being written since the rows were counted: the load's until begin() hands
+        # them to the write of main (which then waits for them, or discards them).
+        self._early: NewRowsMeanwhile | None = None
+        self._writes: list[KeyedWrite] = []
+
+    def write_new_rows_early(self, accepted: "DataFrame") -> None:
+        """Starts writing the accepted rows' new rows on a thread, while the load goes on (its
+        counting pass stores the cached rows the write reads, see :func:`stage_data_files`), when
+        the load goes to main and its rows take no stored value; else does nothing."""
+        assert self._early is None and not self._writes, "the early write starts once, before begin()"
+        if self._into_main and writes_new_rows_meanwhile(self.shape):
+            self._early = NewRowsMeanwhile(self.handle, accepted, self.shape, cached_meanwhile=True)
+
+    def discard_early_rows(self) -> None:
+        """The load stops before its lookup: the early write's files will not be published."""
+        if self._early is not None:
+            self._early.discard()
+            self._early = None
+
+    def begin(
+        self, refs: list[RefRows], *, summary: Mapping[str, str], facts: BatchFacts | None = None,
+        rows_kept: bool = False, staged: list[JavaObject] | None = None,
+    ) -> None:
+        """Takes the load's accepted rows, per ref: each ref's batch is resolved to one version per
+        key and known to need a lookup or not. ``facts``: the batch's keys as the counting pass
+        found them; ``rows_kept``: the counting pass persisted the rows; ``staged``: a load into
+        main that wrote its rows already (every key new, see ``operations/load/fresh_bulk.py``)."""
+        assert not self._writes, "begin() once"
+        on_main = len(refs) == 1 and refs[0].branch is None
+        assert self._early is None or on_main, "only a load into main writes its rows while counting"
+        if on_main and self._early is None and staged is None and rows_kept and writes_new_rows_meanwhile(self.shape):
+            # Not started while counting (the rows could still be rerouted to new auto partitions):
+            # started now, so the write overlaps the batch's resolution and lookup.
+            self._early = NewRowsMeanwhile(self.handle, refs[0].accepted, self.shape)
+        early, self._early = self._early, None  # from here the write of main's (the only ref when set)
+        for ref in refs:
+            self._writes.append(
+                KeyedWrite(self.handle, self.shape, ref, summary=summary, facts=facts, rows_kept=rows_kept,
+                           staged=staged if ref.branch is None else None, early=early)
+            )
+
+    @property
+    def deleted_rows(self) -> int:
+        return sum(write.deleted_rows for write in self._writes)
+
+    @property
+    def lookups(self) -> int:
+        """The most lookups any ref's write took (1, or 2 after a conflict)."""
+        return max((write.lookups for write in self._writes), default=0)
+
+    def look_up(self, table: JavaObject) -> None:
+        """The first lookup, without the lock, in ``table`` as loaded for it."""
+        for write in self._writes:
+            write.look_up(table)
+
+    def look_up_again(self, table: JavaObject) -> None:
+        """Holding the lock, after a conflicting commit: the keys looked up in ``table`` as it is now."""
+        for write in self._writes:
+            write.look_up_again(table)
+
+    def start_indexing(self, table: JavaObject) -> None:
+        for write in self._writes:
+            write.start_indexing(table)  # on a JVM thread: the commit runs meanwhile
+
+    def stage(self, transaction: JavaObject, table: JavaObject) -> None:
+        """Stages every ref's RowDelta on the commit's transaction (the delete bitmaps are written here)."""
+        for write in self._writes:
+            write.stage(transaction, table)
+
+    def finish_indexing(self, table: JavaObject) -> int:
+        """After the commit: the new files' key-index entries. Returns how many files were indexed."""
+        return sum(write.finish_indexing(table) for write in self._writes)
+
+    def close(self) -> None:
+        """Ends the load whatever happened (call it again: nothing more is done)."""
+        self.discard_early_rows()  # never handed to a write: none of its files is published
+        writes, self._writes = self._writes, []
+        for write in writes:
+            write.close()
+
+
+@dataclass(frozen=True)
+class FreshKeys:
+    """A batch found holding only keys no live file of its ref can hold, as the load opened the
+    table: its lookups may be skipped (:func:`without_lookup`) while that stays true."""
+
+    facts: BatchFacts
+    holds_none_at: int | None  # the ref's snapshot found so (its first lookup need not plan it again)
+
+
+@dataclass
+class ResolvedBatch:
+    """A ref's batch with one version per key, the keys collected for the key index (None when
+    it does not apply), and the cached frames to release with it."""
+
+    rows: "DataFrame"
+    indexed: IndexedKeys | None
+    owned: list["DataFrame"] = field(default_factory=list)
+
+    def release(self) -> None:
+        owned, self.owned = self.owned, []
+        for frame in owned:
+            frame.unpersist()
+
+
 class KeyedWrite:
     """A merge-on-write load's rows for one ref (main, or one temp partition's branch): looked up
-    with :meth:`look_up`, staged on a transaction with :meth:`stage`. Call :meth:`close` at the end."""
+    with :meth:`look_up` (again with :meth:`look_up_again`), staged on a transaction with
+    :meth:`stage`. Call :meth:`close` at the end. :class:`KeyedLoad` drives one per ref."""
 
     def __init__(
         self,
         handle: KeyedTable,
-        accepted: "DataFrame",
         shape: plan.KeyedLoadShape,
+        ref: RefRows,
         *,
-        touched: Predicate,
-        branch: str | None,
         summary: Mapping[str, str],
         facts: BatchFacts | None = None,
         rows_kept: bool = False,
         staged: list[JavaObject] | None = None,
-        early_rows: "NewRowsMeanwhile | None" = None,
+        early: "NewRowsMeanwhile | None" = None,
     ):
+        """``staged``: the files of a load that wrote its rows before it looked anything up (every
+        key new), already indexed: they serve the first lookup. ``early``: the batch's new rows
+        being written meanwhile (see :meth:`KeyedLoad.write_new_rows_early`), now this write's to
+        wait for: started before the batch is known to hold one row per key (rewritten here if a
+        key repeats) and, with a sequence column, before any version is known to lose to a stored
+        one (rewritten if one does, see lookup.look_up)."""
         self.handle = handle
         self.shape = shape
-        self.touched = touched
-        self.branch = branch
-        self.summary = dict(summary)
+        self.branch = ref.branch
         self.lookups = 0
         self._current: Lookup | None = None
-        self._indexing: key_index.PendingEntries | None = None
-        self._early_indexing: key_index.PendingEntries | None = None  # the early write's files'
-        # A load that wrote its rows before it looked anything up (every key new, see
-        # operations/load/fresh_bulk.py): its files, already indexed, serve the first lookup.
+        self._pending: list[key_index.PendingEntries] = []  # key-index entries being built
         self._staged = staged
         self._already_indexed = frozenset(file_location(f) for f in staged) if staged else frozenset()
-        # Full-row upserts of unique keys without a sequence column write the batch as it is,
-        # whatever the table holds: a second lookup only changes the delete bitmaps.
-        self._rows_need_lookup = (
-            shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
-        )
-        # Loads whose rows take no stored value write them while the keys are looked up: the
-        # write's driver side and job overlap the lookup's (at 1M rows a 1% upsert's write was a
-        # fifth of the load). Started before the batch is known to hold one row per key (rewritten
-        # if a key repeats) and, with a sequence column, before any version is known to lose to a
-        # stored one (rewritten if one does, see lookup.look_up). ``early_rows``: that write,
-        # started by the load while it counted the rows.
-        self._early_rows: NewRowsMeanwhile | None = early_rows
-        if early_rows is None and staged is None and rows_kept and branch is None and writes_new_rows_meanwhile(shape):
-            self._early_rows = NewRowsMeanwhile(handle, accepted, shape)
+        self._early = early
         try:
-            self._open(accepted, facts, rows_kept)
-            if self._early_rows is not None and self._batch is not accepted:
+            self._fresh, self._batch = self._resolve(ref, facts, rows_kept)
+            if self._early is not None and self._batch.rows is not ref.accepted:
                 # A key repeats: the files written hold every version, not the batch's one per key.
-                self._early_rows.discard()
-                self._early_rows = NewRowsMeanwhile(handle, self._batch, shape)
+                self._early.discard()
+                self._early = NewRowsMeanwhile(handle, self._batch.rows, shape)
         except BaseException:
-            if self._early_rows is not None:
-                self._early_rows.wait()
+            if self._early is not None:
+                self._early.wait()
             raise
-        self._scan_keys = functools.cache(lambda: batch_keys(self._batch, shape))  # Spark jobs: once per load
+        # What every lookup of this write works with (the table and the lookup's number vary).
+        self._context = LookupContext(
+            handle, handle.table, self._batch.rows, shape, ref.touched, ref.branch, dict(summary), 0
+        )
+        self._scan_keys = functools.cache(lambda: batch_keys(self._batch.rows, shape))  # Spark jobs: once per load
 
-    def _open(self, accepted: "DataFrame", facts: BatchFacts | None, rows_kept: bool) -> None:
+    @property
+    def _rows_need_lookup(self) -> bool:
+        """Whether the new rows depend on the stored ones (aggregate, partial-update and sequence
+        loads): written again by a second lookup. Full-row upserts of unique keys without a
+        sequence column write the batch as it is: a second lookup only changes the bitmaps."""
+        shape = self.shape
+        return shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
+
+    def _resolve(self, ref: RefRows, facts: BatchFacts | None, rows_kept: bool) -> tuple[FreshKeys | None, ResolvedBatch]:
         """Decides whether the batch needs a lookup, and resolves it to one version per key."""
-        handle, shape, branch = self.handle, self.shape, self.branch
+        handle, shape, branch, accepted = self.handle, self.shape, ref.branch, ref.accepted
         # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
-        self._facts = facts if may_skip_lookup(shape, facts) else None
-        self._kept: "DataFrame | None" = None
-        # The snapshot of the ref found holding none of the batch's keys (its first lookup need
-        # not plan the same files again).
-        self._holds_none_at: int | None = None
-        if self._facts is not None and holds_none_of(handle, handle.table, branch, self.touched, shape, self._facts):
-            self._holds_none_at = ref_snapshot_id(handle.table, branch)
-            if self._facts.repeated_keys is None:
+        if may_skip_lookup(shape, facts) and holds_none_of(handle, handle.table, branch, ref.touched, shape, facts):
+            fresh = FreshKeys(facts, ref_snapshot_id(handle.table, branch))
+            if facts.repeated_keys is None:
                 # Not counted: the keys collected for the index tell (and resolve the batch if one repeats).
-                self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
-            else:
-                self._batch, self._indexed, self._cached = accepted, None, False
-        else:
-            self._facts = None  # a live file may hold a key: look the keys up
-            if rows_kept:
-                # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
-                self._batch, self._indexed, self._cached = resolved_batch(handle, accepted, shape, branch, facts)
-            else:
-                from pyspark import StorageLevel
+                return fresh, resolved_batch(handle, accepted, shape, branch, facts)
+            return fresh, ResolvedBatch(accepted, None)
+        # A live file may hold a key: look the keys up.
+        if rows_kept:
+            # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
+            return None, resolved_batch(handle, accepted, shape, branch, facts)
+        from pyspark import StorageLevel
 
-                # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
-                self._kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
-                self._batch, self._indexed, self._cached = resolved_batch(handle, self._kept, shape, branch, facts)
+        # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
+        kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
+        resolved = resolved_batch(handle, kept, shape, branch, facts)
+        resolved.owned.append(kept)
+        return None, resolved
 
     @property
     def deleted_rows(self) -> int:
         return self._current.deleted_rows if self._current is not None else 0
 
     def look_up(self, table: JavaObject) -> None:
-        """Looks the keys up in ``table``'s head of this write's ref and stages the new rows
-        (again only when they depend on the stored rows); nothing is committed."""
+        """The first lookup: the keys looked up in ``table``'s head of this write's ref, the new
+        rows staged (the files written already or meanwhile, if any); nothing is committed."""
+        assert self._current is None, "look_up once, then look_up_again"
+        self._current = self._look_up(table, self._staged if self._staged is not None else self._early)
+
+    def look_up_again(self, table: JavaObject) -> None:
+        """A later lookup (the table changed since the last one): the new rows are staged again
+        only when they depend on the stored rows."""
+        current = self._current
+        assert current is not None, "look_up first"
+        self._current = self._look_up(table, None if self._rows_need_lookup else current.upserts)
+
+    def _look_up(self, table: JavaObject, reused: "list[JavaObject] | NewRowsMeanwhile | None") -> Lookup:
         self.lookups += 1
-        reused: list[JavaObject] | NewRowsMeanwhile | None = None
-        if self._current is not None and not self._rows_need_lookup:
-            reused = self._current.upserts
-        elif self._current is None and self._staged is not None:
-            reused = self._staged
-        elif self._current is None and self._early_rows is not None:
-            reused = self._early_rows  # waited for only where the lookup needs them
-        if self._facts is not None:
-            fresh = without_lookup(
-                self.handle, table, self._batch, self.shape, self.touched, self.branch, self.summary, self.lookups,
-                self._facts, upserts=reused, known_new=ref_snapshot_id(table, self.branch) == self._holds_none_at,
-            )
-            if fresh is not None:
-                self._current = fresh
-                return
-            self._facts = None  # the table holds some of the keys now: look them up from here on
+        context = replace(self._context, table=table, lookups=self.lookups)
+        if self._fresh is not None:
+            known_new = ref_snapshot_id(table, self.branch) == self._fresh.holds_none_at
+            found = without_lookup(context, self._fresh.facts, upserts=reused, known_new=known_new)
+            if found is not None:
+                return found
+            self._fresh = None  # the table holds some of the keys now: look them up from here on
         if reused is self._staged and self._rows_need_lookup:
             reused = None  # written as all-new rows: merged with stored rows, they are written again
-        self._current = look_up(
-            self.handle, table, self._batch, self._indexed, self._scan_keys, self.shape, self.touched, self.branch,
-            self.summary, self.lookups, upserts=reused,
-        )
+        return look_up(context, self._batch.indexed, self._scan_keys, upserts=reused)
 
     def stage(self, transaction: JavaObject, table: JavaObject) -> None:
         """Writes the delete bitmaps (once per lookup) and stages this write's RowDelta."""
@@ -195,14 +327,14 @@ class KeyedWrite:
         keys up through the index, so the commit runs while they are built. The files written
         meanwhile were being indexed since they were written: :meth:`finish_indexing` builds only
         the entries of the others."""
-        early = self._early_rows.take_indexing() if self._early_rows is not None else None
+        early = self._early.take_indexing() if self._early is not None else None
         files = self._files_to_index(table)
         if early is not None:
-            self._early_indexing = early
+            self._pending.append(early)
             files = [f for f in files if file_location(f) not in early.locations]
         if files:
-            self._indexing = key_index.start_indexing(
-                self.handle.iceberg, table, files, list(self.shape.keys), self.shape.sequence_column
+            self._pending.append(
+                key_index.start_indexing(self.handle.iceberg, table, files, list(self.shape.keys), self.shape.sequence_column)
             )
 
     def finish_indexing(self, table: JavaObject) -> int:
@@ -219,8 +351,7 @@ class KeyedWrite:
         return len(files)
 
     def _take_pending(self) -> list[key_index.PendingEntries]:
-        pending = [p for p in (self._early_indexing, self._indexing) if p is not None]
-        self._early_indexing = self._indexing = None
+        pending, self._pending = self._pending, []
         return pending
 
     def _files_to_index(self, table: JavaObject) -> list[JavaObject]:
@@ -231,17 +362,12 @@ class KeyedWrite:
         return [f for f in current.upserts + current.tombstones if file_location(f) not in self._already_indexed]
 
     def close(self) -> None:
-        if self._early_rows is not None:  # no thread outlives the load (its files, if unpublished, are orphans)
-            self._early_rows.wait()
-            self._early_rows = None
+        if self._early is not None:  # no thread outlives the load (its files, if unpublished, are orphans)
+            self._early.wait()
+            self._early = None
         for pending in self._take_pending():  # the load failed: no thread outlives it
             pending.finish()
-        if self._cached:
-            self._batch.unpersist()
-            self._cached = False
-        if self._kept is not None:
-            self._kept.unpersist()
-            self._kept = None
+        self._batch.release()
 
 
 def indexed_on_load(iceberg: IcebergJava, table: JavaObject, shape: plan.KeyedLoadShape) -> bool:
@@ -312,9 +438,9 @@ class NewRowsMeanwhile:
 def resolved_batch(
     handle: KeyedTable, accepted: "DataFrame", shape: plan.KeyedLoadShape, branch: str | None,
     facts: BatchFacts | None = None,
-) -> tuple["DataFrame", IndexedKeys | None, bool]:
+) -> ResolvedBatch:
     """The batch with one version per key, the keys collected for the key index (None when it
-    does not apply), and whether the batch was cached here (the caller unpersists it).
+    does not apply), and the batch's cache if it was cached here (released with it).
 
     With the index, the keys are collected straight from the accepted rows: a batch without a
     repeated key (the usual case) is already resolved, and needs neither the window that picks a
@@ -328,9 +454,9 @@ def resolved_batch(
         # The counting pass collected the accepted rows' keys in its own job, or they are collected now.
         keys = indexed_keys(shape, collected) if collected is not None else collect_index_keys(iceberg, table, accepted, shape)
         if not keys.java.has_duplicates:
-            return accepted, keys, False
+            return ResolvedBatch(accepted, keys)
     if facts is not None and facts.repeated_keys is False:
         # The counting pass found no repeated key: every row is its key's only version already.
-        return accepted, (collect_index_keys(iceberg, table, accepted, shape) if indexable else None), False
+        return ResolvedBatch(accepted, collect_index_keys(iceberg, table, accepted, shape) if indexable else None)
     batch = plan.resolve_batch(accepted, shape).cache()
-    return batch, (collect_index_keys(iceberg, table, batch, shape) if indexable else None), True
+    return ResolvedBatch(batch, collect_index_keys(iceberg, table, batch, shape) if indexable else None, [batch])

@@ -26,7 +26,7 @@ from iceberg_doris.engine.iceberg_tables import iceberg_expression
 from iceberg_doris.engine.live_files import live_files
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.merge_on_write import plan
-from iceberg_doris.merge_on_write.lookup import KeyedTable, Lookup, WrittenMeanwhile, _first_key_filter
+from iceberg_doris.merge_on_write.lookup import KeyedTable, Lookup, LookupContext, WrittenMeanwhile, _first_key_filter
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both
 
@@ -80,23 +80,17 @@ def holds_none_of(handle: KeyedTable, table: JavaObject, branch: str | None, tou
 
 
 def without_lookup(
-    handle: KeyedTable,
-    table: JavaObject,
-    batch: "DataFrame",
-    shape: plan.KeyedLoadShape,
-    touched: Predicate,
-    branch: str | None,
-    summary: dict[str, str],
-    lookups: int,
+    context: LookupContext,
     facts: BatchFacts,
     *,
     upserts: list[JavaObject] | WrittenMeanwhile | None = None,
     known_new: bool = False,
 ) -> Lookup | None:
-    """The lookup's result when no live file of ``table`` can hold a batch key (every row is new):
-    the batch staged as it is (``upserts`` given: those files), nothing deleted. None when some
-    file may hold a key: the caller looks the keys up. ``known_new``: :func:`holds_none_of` said so
-    already for this snapshot of the ref."""
+    """The lookup's result when no live file of the context table can hold a batch key (every row
+    is new): the batch staged as it is (``upserts`` given: those files), nothing deleted. None when
+    some file may hold a key: the caller looks the keys up. ``known_new``: :func:`holds_none_of`
+    said so already for this snapshot of the ref."""
+    handle, table, shape, touched, branch = context.handle, context.table, context.shape, context.touched, context.branch
     if not known_new and not holds_none_of(handle, table, branch, touched, shape, facts):
         return None
     iceberg = handle.iceberg
@@ -104,9 +98,9 @@ def without_lookup(
     if upserts is not None and not isinstance(upserts, list):
         upserts = upserts.files()  # being written meanwhile
     elif upserts is None:
-        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(batch, shape), shape), table=table)
-    summary = summary | {
-        snapshot_summary.LOOKUPS: str(lookups),
+        upserts = stage_data_files(iceberg, handle.name, plan.new_rows(all_new(context.batch, shape), shape), table=table)
+    summary = dict(context.summary) | {
+        snapshot_summary.LOOKUPS: str(context.lookups),
         snapshot_summary.KEY_LOOKUP: NO_LOOKUP,
         snapshot_summary.DELETED_ROWS: "0",
     }

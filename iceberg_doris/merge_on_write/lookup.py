@@ -111,23 +111,39 @@ class Lookup:
         return self._delete_files
 
 
+@dataclass(frozen=True)
+class LookupContext:
+    """What one lookup of a keyed write's keys works with: the table as the load opened it, the
+    table as this lookup reads it, the batch (one version per key), the load's shape, the touched
+    partitions, the ref, the commit's summary so far and which lookup of the write this is."""
+
+    handle: KeyedTable
+    table: JavaObject  # the table as this lookup reads it (the head of ``branch`` is looked up)
+    batch: "DataFrame"
+    shape: plan.KeyedLoadShape
+    touched: Predicate
+    branch: str | None
+    summary: Mapping[str, str]
+    lookups: int  # 1 for the first lookup, 2 after a conflict
+
+    @property
+    def iceberg(self) -> IcebergJava:
+        return self.handle.iceberg
+
+
 def look_up(
-    handle: KeyedTable,
-    table: JavaObject,
-    batch: "DataFrame",
+    context: LookupContext,
     indexed: "IndexedKeys | None",
     scan_keys: Callable[[], "BatchKeys"],
-    shape: plan.KeyedLoadShape,
-    touched: Predicate,
-    branch: str | None,
-    summary: dict[str, str],
-    lookups: int,
     *,
     upserts: list[JavaObject] | WrittenMeanwhile | None = None,
 ) -> Lookup:
-    """Looks the batch's keys up in ``table``'s head of ``branch`` and stages the rows to add
+    """Looks the batch's keys up in the context table's head of its ref and stages the rows to add
     (``upserts`` given: those, already written, or the batch's rows being written meanwhile as if
     every version won, discarded here if some lose); nothing is committed."""
+    handle, table, batch, shape = context.handle, context.table, context.batch, context.shape
+    touched, branch, lookups = context.touched, context.branch, context.lookups
+    summary = dict(context.summary)
     iceberg = handle.iceberg
     snapshot_id = ref_snapshot_id(table, branch)
     if snapshot_id is None:
@@ -166,7 +182,7 @@ def look_up(
         live, stored = lookup.decide_rows
         try:
             marks, staged, tombstone_files = _decide_and_stage(
-                handle, table, batch, shape, live, stored, stage_upserts=upserts is None,
+                context, live, stored, stage_upserts=upserts is None,
                 marks=lookup.marks if lookup.marks_known else None,
                 live_unique=lookup.live_unique, broadcast_live=lookup.broadcast_live, data_files=data_files,
                 file_order_of=lookup.hits.upserts.keys() | lookup.hits.deletes.keys(),
@@ -176,7 +192,7 @@ def look_up(
         upserts = staged if upserts is None else upserts
     else:
         marks, staged, tombstone_files = _scan_lookup(
-            handle, table, batch, shape, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
+            context, snapshot_id, candidates, data_files, keys.broadcast, stage_upserts=upserts is None
         )
         upserts = staged if upserts is None else upserts
     if upserts is not None and not isinstance(upserts, list):
@@ -194,10 +210,7 @@ def look_up(
 
 
 def _scan_lookup(
-    handle: KeyedTable,
-    table: JavaObject,
-    batch: "DataFrame",
-    shape: plan.KeyedLoadShape,
+    context: LookupContext,
     snapshot_id: int | None,
     candidates: Predicate,
     data_files: Mapping[str, JavaObject],
@@ -208,8 +221,8 @@ def _scan_lookup(
     """The lookup by scanning the candidate rows' keys and joining them with the batch (every
     key model and type); returns the replaced positions and the staged new rows (none unless
     ``stage_upserts``) and tombstones."""
-    iceberg = handle.iceberg
-    spark = iceberg.spark
+    handle, table, batch, shape = context.handle, context.table, context.batch, context.shape
+    spark = context.iceberg.spark
     if snapshot_id is None:
         live = spark.createDataFrame([], _live_schema(spark, handle, shape))
         stored = None
@@ -221,7 +234,7 @@ def _scan_lookup(
         if shape.sequence_column and data_files:
             physical = _stored_versions(spark, handle, table, snapshot_id, candidates, shape)
             stored = plan.stored_sequence(physical, batch, shape, broadcast_keys=broadcast_keys)
-    return _decide_and_stage(handle, table, batch, shape, live, stored, stage_upserts=stage_upserts, data_files=data_files)
+    return _decide_and_stage(context, live, stored, stage_upserts=stage_upserts, data_files=data_files)
 
 
 def _stored_versions(
@@ -245,10 +258,7 @@ def _stored_versions(
 
 
 def _decide_and_stage(
-    handle: KeyedTable,
-    table: JavaObject,
-    batch: "DataFrame",
-    shape: plan.KeyedLoadShape,
+    context: LookupContext,
     live: "DataFrame",
     stored: "DataFrame | None",
     *,
@@ -265,6 +275,7 @@ def _decide_and_stage(
     ``live_unique`` / ``broadcast_live``: what the index knows of the live rows (:func:`plan.decide`);
     ``data_files``: the planned live files, whose commit order orders a key's several live rows
     (``file_order_of``: the files the live rows come from, if known)."""
+    handle, table, batch, shape = context.handle, context.table, context.batch, context.shape
     iceberg = handle.iceberg
     # Only the stored values a load takes from one live row need the rows ordered.
     file_order = None if live_unique or not plan.live_columns_needed(shape) else _file_order(data_files, file_order_of)

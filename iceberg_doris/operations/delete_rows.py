@@ -37,7 +37,7 @@ from iceberg_doris.errors import PartitionError, ProcedureArgumentError
 from iceberg_doris.operations import progress
 from iceberg_doris.operations.load import load_into
 from iceberg_doris.operations.load.checks import check_label_unused
-from iceberg_doris.operations.requests import DeleteRequest, DeleteResult, LoadRequest, MergeType
+from iceberg_doris.operations.requests import DeleteRequest, DeleteResult, LoadOrigin, LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
@@ -77,7 +77,8 @@ def _delete_keys(
     else:
         source = _rows(spark, handle, snapshot_id, scope, where)
     loaded = load_into(spark, handle, LoadRequest(
-        source=source, partitions=request.partitions, label=label, merge_type=MergeType.DELETE, operation=OPERATION,
+        source=source, partitions=request.partitions, label=label, merge_type=MergeType.DELETE,
+        origin=LoadOrigin(operation=OPERATION),
     ))
     return DeleteResult(
         label=label, snapshot_id=loaded.snapshot_id, deleted_rows=loaded.deleted_rows,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading import read_source
 from iceberg_doris.operations.load import load_into
-from iceberg_doris.operations.requests import InsertOverwriteRequest, LoadRequest, LoadResult, OverwriteMode
+from iceberg_doris.operations.requests import InsertOverwriteRequest, LoadOrigin, LoadRequest, LoadResult, OverwriteMode
 from iceberg_doris.operations.tables import DorisTable, open_table
 
 if TYPE_CHECKING:
@@ -49,8 +49,7 @@ def insert_overwrite(spark: "SparkSession", table: str, request: InsertOverwrite
         strict_mode=True,
         overwrite=mode,
         auto_create=request.auto_create,
-        operation="insert_overwrite",
-        filtered_message=STRICT_INSERT_MESSAGE,
+        origin=LoadOrigin(operation="insert_overwrite", filtered_message=STRICT_INSERT_MESSAGE),
     )
     return load_into(spark, handle, load)
 

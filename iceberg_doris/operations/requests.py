@@ -32,10 +32,20 @@ class OverwriteMode(Enum):
 
 
 @dataclass(frozen=True)
+class LoadOrigin:
+    """Which operation runs a load, set by the operations that load through ``load`` (INSERT
+    OVERWRITE, DELETE of unique keys), never by the user's request."""
+
+    operation: str = "load"  # names the operation in the label, errors and snapshot summary
+    filtered_message: str | None = None  # replaces "too many filtered rows" (INSERT's strict message)
+
+
+@dataclass(frozen=True)
 class LoadRequest:
     """A load (``doris.load``) or an INSERT OVERWRITE (``doris.insert_overwrite``): where the rows
     come from, how they map, and where they go. Give one of ``source`` (a table or view name, or a
-    DataFrame), ``query`` or ``path``."""
+    DataFrame), ``query`` or ``path``. ``origin``: which operation runs the load (default: ``load``
+    itself), set by the operations built on it."""
 
     source: Any = None
     query: str | None = None
@@ -55,8 +65,7 @@ class LoadRequest:
     partial_columns: bool = False
     overwrite: OverwriteMode | None = None  # None: the rows are added
     auto_create: bool = True  # auto-partition tables create the partitions rows need
-    operation: str = "load"  # names the operation in the label, errors and snapshot summary
-    filtered_message: str | None = None  # replaces "too many filtered rows" (INSERT's strict message)
+    origin: LoadOrigin = LoadOrigin()
 
     def __post_init__(self) -> None:
         # Modes are enums from Python; strings are bound into them only at the procedure boundary.
@@ -64,6 +73,11 @@ class LoadRequest:
             raise TypeError(f"merge_type must be a MergeType (e.g. MergeType.MERGE), got {self.merge_type!r}")
         if self.overwrite is not None and not isinstance(self.overwrite, OverwriteMode):
             raise TypeError(f"overwrite must be an OverwriteMode or None, got {self.overwrite!r}")
+
+    @property
+    def operation(self) -> str:
+        """The operation running the load (:attr:`LoadOrigin.operation`)."""
+        return self.origin.operation
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
@@ -26,7 +25,7 @@ from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
-from iceberg_doris.merge_on_write.commit import NewRowsMeanwhile, writes_new_rows_meanwhile
+from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.operations import progress
 from iceberg_doris.operations.load.checks import (
@@ -51,7 +50,7 @@ from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
 __all__ = ["load", "load_into"]
 
@@ -118,7 +117,8 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         counts, error_rows_path = fresh.counts, fresh.error_rows_path
         commit = load_commit(label, request, counts)
         committed, deleted = publish_keyed(
-            handle, fresh_bulk.accepted_rows(counts.routed), keyed, commit, facts=counts.keys, staged=fresh.files
+            KeyedLoad(handle, keyed, into_main=True), fresh_bulk.accepted_rows(counts.routed), commit,
+            facts=counts.keys, staged=fresh.files,
         )
     elif keyed is None and counted_by_write(routed, request):
         # One pass: the rows are staged as files and counted from that write.
@@ -129,8 +129,12 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         commit = load_commit(label, request, counts)
         committed = publish_rows(handle, None, targets, commit, staged=written.files)
     else:
+        # A keyed load (not an overwrite) is one KeyedLoad from here: it may write its new rows while they are counted.
+        keyed_load = None
+        if keyed is not None and request.overwrite is None:
+            keyed_load = KeyedLoad(handle, keyed, into_main=not request.temporary_partitions)
         with progress.phase(operation, table_name, "check") as checking:
-            counted = count_and_check(handle, routed, request, label, keyed, write_meanwhile=new_rows_writer(handle, request, keyed))
+            counted = count_and_check(handle, routed, request, label, keyed, early_write=keyed_load)
             checking.count(**logged_counts(counted.counts))
         try:
             counts, error_rows_path = counted.counts, counted.error_rows_path
@@ -138,14 +142,15 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
             commit = load_commit(label, request, counts)
             if keyed is not None and request.overwrite is not None:
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
-            elif keyed is not None:
+            elif keyed_load is not None:
                 committed, deleted = publish_keyed(
-                    handle, counted.accepted(), keyed, commit, facts=counts.keys, rows_kept=counted.kept,
-                    early_rows=counted.take_early_rows(),
+                    keyed_load, counted.accepted(), commit, facts=counts.keys, rows_kept=counted.kept
                 )
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)
         finally:
+            if keyed_load is not None:
+                keyed_load.close()  # discards new rows written early if the load stopped before its lookup
             counted.release()
     # The snapshot the load reports: main's, or (temp partitions) the last branch it loaded;
     # snapshot_ids has every branch's.
@@ -157,16 +162,6 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=error_rows_path,
         snapshot_ids=dict(committed.snapshot_ids),
     )
-
-
-def new_rows_writer(
-    handle: DorisTable, request: LoadRequest, keyed: KeyedLoadShape | None
-) -> "Callable[[DataFrame], NewRowsMeanwhile] | None":
-    """What starts writing a keyed load's accepted rows while they are counted, when the rows it
-    writes take no stored value and go to main (see :func:`count_and_check`), else None."""
-    if keyed is None or request.overwrite is not None or request.temporary_partitions or not writes_new_rows_meanwhile(keyed):
-        return None
-    return lambda accepted: NewRowsMeanwhile(handle, accepted, keyed, cached_meanwhile=True)
 
 
 def logged_counts(counts: RowCounts) -> dict[str, int]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.group_counts import count_groups, count_groups_collecting_keys
@@ -33,7 +32,7 @@ from iceberg_doris.table_model import DorisTableModel
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from iceberg_doris.merge_on_write.commit import NewRowsMeanwhile
+    from iceberg_doris.merge_on_write.commit import KeyedLoad
 
 ERROR_ROWS_DIR = "_doris_load_errors"
 
@@ -60,21 +59,11 @@ class CountedRows:
     counts: RowCounts
     error_rows_path: str | None
     kept: bool = True  # the rows are persisted (a keyed load's lookup reads them again from there)
-    # The accepted rows' new rows, being written since the rows were persisted (see count_and_check).
-    early_rows: "NewRowsMeanwhile | None" = None
 
     def accepted(self) -> "DataFrame":
         return accepted_rows(self.frame)
 
-    def take_early_rows(self) -> "NewRowsMeanwhile | None":
-        """The write started while counting, handed to whoever publishes it (and then waits for it)."""
-        early, self.early_rows = self.early_rows, None
-        return early
-
     def release(self) -> None:
-        if self.early_rows is not None:  # never handed on: the load publishes none of its files
-            self.early_rows.discard()
-            self.early_rows = None
         self.frame.unpersist()
 
 
@@ -87,16 +76,17 @@ def accepted_rows(frame: "DataFrame") -> "DataFrame":
 
 def count_and_check(
     handle: DorisTable, routed: RoutedRows, request: LoadRequest, label: str, keyed: KeyedLoadShape | None = None,
-    *, write_meanwhile: "Callable[[DataFrame], NewRowsMeanwhile] | None" = None,
+    *, early_write: "KeyedLoad | None" = None,
 ) -> CountedRows:
     """Counts the routed rows (planning auto partitions from the same pass; for a ``keyed`` load
     also its keys' :class:`BatchFacts`), writes the rejected ones to the error-rows folder and
     refuses the load when too many were filtered.
 
-    ``write_meanwhile``: starts writing the accepted rows on a thread, called once the rows are
-    persisted and before they are counted, when no auto partition can reroute them: the write's
-    planning and job overlap the counting's (the write's task reads the cached rows as the
-    counting job stores them). Its files are discarded if the load stops here."""
+    ``early_write``: the keyed load, told to write its new rows early
+    (:meth:`KeyedLoad.write_new_rows_early`) once the rows are persisted and before they are
+    counted, when no auto partition can reroute them: the write's planning and job overlap the
+    counting's (the write's task reads the cached rows as the counting job stores them). The load
+    discards them if it stops here."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -109,7 +99,8 @@ def count_and_check(
     main_has_rows = current_snapshot_id(handle.table) is not None
     keep = keyed is None or routed.temporary or main_has_rows
     frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
-    early = write_meanwhile(accepted_rows(frame)) if write_meanwhile is not None and keep and not routed.auto_keys else None
+    if early_write is not None and keep and not routed.auto_keys:
+        early_write.write_new_rows_early(accepted_rows(frame))
     try:
         # A load the key index decides learns whether a key repeats from the keys it collects:
         # counting distinct keys here would cost a shuffle of every key.
@@ -128,11 +119,11 @@ def count_and_check(
         error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
         check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
-        if early is not None:
-            early.discard()
+        if early_write is not None:
+            early_write.discard_early_rows()
         frame.unpersist()
         raise
-    return CountedRows(frame, counted, error_path, kept=keep, early_rows=early)
+    return CountedRows(frame, counted, error_path, kept=keep)
 
 
 def write_rejected(frame: "DataFrame", location: str) -> str:
@@ -148,7 +139,7 @@ def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCoun
     loaded, filtered = counts.loaded, counts.filtered
     total = loaded + filtered
     if filtered and filtered / total > request.max_filter_ratio:
-        reason = request.filtered_message or (
+        reason = request.origin.filtered_message or (
             f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
             f"{request.max_filter_ratio}"
         )

@@ -21,7 +21,7 @@ from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.loading import TargetColumn
-from iceberg_doris.merge_on_write.commit import KeyedWrite, NewRowsMeanwhile
+from iceberg_doris.merge_on_write.commit import KeyedLoad, RefRows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
 from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
@@ -137,72 +137,58 @@ def publish_keyed_overwrite(
 
 
 def publish_keyed(
-    handle: DorisTable, accepted: "DataFrame", shape: KeyedLoadShape, commit: LoadCommit,
+    load: KeyedLoad, accepted: "DataFrame", commit: LoadCommit,
     *, facts: BatchFacts | None = None, rows_kept: bool = False, staged: list[JavaObject] | None = None,
-    early_rows: NewRowsMeanwhile | None = None,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
-    one commit (a RowDelta per ref). Returns the commit and the rows deleted. ``facts``: the
-    batch's keys as the counting pass found them (lets a batch of only new keys skip its lookup);
-    ``staged``: a load into main that wrote its rows already (every key new, see fresh_bulk);
-    ``early_rows``: a load into main writing its new rows since it counted them (waited for here)."""
+    one commit (a RowDelta per ref), driving ``load``'s steps (and closing it). Returns the commit
+    and the rows deleted. ``facts``: the batch's keys as the counting pass found them (lets a
+    batch of only new keys skip its lookup); ``staged``: a load into main that wrote its rows
+    already (every key new, see fresh_bulk). A load into main may be writing its new rows since
+    it counted them (:meth:`KeyedLoad.write_new_rows_early`)."""
     from pyspark.sql import functions as F
 
     assert commit.request.overwrite is None, "overwrites of keyed tables go through publish_keyed_overwrite"
+    handle = load.handle
     routed = commit.routed
-    assert early_rows is None or not routed.temporary, "only a load into main writes its rows while counting"
     if routed.temporary:
-        writes = [
-            KeyedWrite(
-                handle, accepted.filter(F.col(PARTITION_COLUMN) == name), shape,
-                touched=touched_predicate(routed.partitions, [name], True), branch=branch_name(name), summary=commit.summary(),
-                facts=facts, rows_kept=rows_kept,
+        refs = [
+            RefRows(
+                accepted.filter(F.col(PARTITION_COLUMN) == name), touched_predicate(routed.partitions, [name], True),
+                branch_name(name),
             )
             for name in commit.touched
         ]
     else:
-        writes = [
-            KeyedWrite(
-                handle, accepted, shape, touched=touched_predicate(routed.partitions, commit.touched, False),
-                branch=None, summary=commit.summary(), facts=facts, rows_kept=rows_kept, staged=staged,
-                early_rows=early_rows,
-            )
-        ]
+        refs = [RefRows(accepted, touched_predicate(routed.partitions, commit.touched, False))]
     try:
+        load.begin(refs, summary=commit.summary(), facts=facts, rows_kept=rows_kept, staged=staged)
         # Looked up without the lock, on a table loaded for it; the commit's first attempt builds on
         # that same load (a second lookup happens only if the table changed meanwhile).
         operation, table_name = commit.request.operation, handle.name.qualified
         table = handle.iceberg.load_table(handle.name)
         with progress.phase(operation, table_name, "lookup") as looking_up:  # the new rows are written with it
             looking_up.count(rows=commit.counts[0])
-            for write in writes:
-                write.look_up(table)
-        for write in writes:
-            write.start_indexing(table)  # on a JVM thread: the commit runs meanwhile
+            load.look_up(table)
+        load.start_indexing(table)  # on a JVM thread: the commit runs meanwhile
         reached(LOOKED_UP, handle.name)
 
         def build(table: JavaObject, transaction: JavaObject) -> None:
             stage_load_metadata(handle, table, transaction, commit)
-            for write in writes:
-                write.stage(transaction, table)
-
-        def look_up_again(table: JavaObject) -> None:
-            for write in writes:
-                write.look_up(table)
+            load.stage(transaction, table)
 
         with progress.phase(operation, table_name, "commit") as committing:  # the delete bitmaps are written in it
             committed = commit_atomically(
-                handle.iceberg, handle.name, build, operation="load into", on_conflict=look_up_again,
+                handle.iceberg, handle.name, build, operation="load into", on_conflict=load.look_up_again,
                 label=commit.label, table=table,
             )
-            deleted = sum(write.deleted_rows for write in writes)
-            committing.count(rows=commit.counts[0], deleted_rows=deleted, lookups=max((w.lookups for w in writes), default=0))
+            deleted = load.deleted_rows
+            committing.count(rows=commit.counts[0], deleted_rows=deleted, lookups=load.lookups)
         with progress.phase(operation, table_name, "index") as indexing:  # the key-index entries of the new files
-            indexing.count(files=sum(write.finish_indexing(table) for write in writes))
+            indexing.count(files=load.finish_indexing(table))
         return committed, deleted
     finally:
-        for write in writes:
-            write.close()
+        load.close()
 
 
 def overwritten_files(fresh: DorisTable, partitions: PartitionSet | None, request: LoadRequest, touched: list[str]) -> FileSet:
