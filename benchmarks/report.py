@@ -15,8 +15,6 @@ TARGET_SCALE = 10_000_000
 class RunInfo:
     command: str
     scale: int
-    started: str  # ISO date and time (UTC)
-    finished: str
     seconds: float
     environment: dict[str, str]
     version: str  # iceberg_doris.__version__: the figures describe a release, history lives in git

@@ -10,7 +10,6 @@ scale (warm-up of the JVM and code paths, and a first check that the contenders 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import shlex
 import shutil
 import sys
@@ -82,7 +81,6 @@ def prepare_home(home: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started_wall = time.perf_counter()
-    started = dt.datetime.now(dt.timezone.utc)
     log_start = time.perf_counter()
 
     def log(message: str) -> None:
@@ -125,12 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         for target in result.targets:
             log(f"  target {target.name}: {target.show(target.measured)} ({'met' if target.met else 'missed'})")
     environment = environment_summary(spark)
-    finished = dt.datetime.now(dt.timezone.utc)
     info = report.RunInfo(
         command=_command(argv),
         scale=args.scale,
-        started=started.strftime("%Y-%m-%d %H:%M"),
-        finished=finished.strftime("%Y-%m-%d %H:%M"),
         seconds=time.perf_counter() - started_wall,
         environment=environment,
         version=iceberg_doris.__version__,
