@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 STAGE_OPTION = "rewritten-file-scan-task-set-id"
+INTERNAL_WRITE_OPTION = "iceberg-doris.internal-write"  # DorisTarget.INTERNAL_WRITE on the JVM side
 DISTRIBUTION_OPTION = "distribution-mode"  # Iceberg's per-write override of write.distribution-mode
 TABLE_ORDERING_OPTION = "use-table-distribution-and-ordering"  # false: Iceberg adds no sort of its own
 FANOUT_OPTION = "fanout-enabled"  # a task keeps a file open per partition: rows need not be grouped by it
@@ -110,7 +111,9 @@ def stage_data_files(
     try:
         # The DataFrameWriter (v1) route: Iceberg's source resolves the table with the option set,
         # which DataFrameWriterV2 does not (its column check would refuse the lineage columns).
-        writer = frame.write.format("iceberg")
+        # Marked as ours: the session extension runs a user's write to a Doris table as a Doris
+        # load (jvm/.../DorisStatementRule.java), which this write, part of one, must not become.
+        writer = frame.write.format("iceberg").option(INTERNAL_WRITE_OPTION, "true")
         if by_table_cache:
             # Iceberg 1.12 on Spark 4.1: the file-set id names a table registered for the rewrite.
             iceberg.helpers.StagedDataFiles.register(table, file_set_id)

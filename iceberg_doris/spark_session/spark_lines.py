@@ -52,9 +52,10 @@ class SparkLine:
 
     @property
     def sql_extensions(self) -> tuple[str, ...]:
-        """``spark.sql.extensions``: Iceberg's always (its DDL: branches, write order, ...); ours
-        only where Spark has no ``CALL`` of its own."""
-        return (ICEBERG_EXTENSIONS,) if self.native_call else (ICEBERG_EXTENSIONS, DORIS_EXTENSIONS)
+        """``spark.sql.extensions``: Iceberg's (its DDL: branches, write order, ...), then ours: on
+        every line it runs Spark's own write statements on Doris tables as the Doris operation
+        (``INSERT INTO`` is ``doris.load``, ...); on Spark 3.5 it also parses ``CALL doris.*``."""
+        return (ICEBERG_EXTENSIONS, DORIS_EXTENSIONS)
 
     @property
     def session_parser(self) -> str:

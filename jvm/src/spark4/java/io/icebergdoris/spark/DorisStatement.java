@@ -1,0 +1,218 @@
+package io.icebergdoris.spark;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeSet;
+import org.apache.spark.sql.catalyst.plans.logical.Command;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Statistics;
+import org.apache.spark.sql.catalyst.trees.LeafLike;
+import org.apache.spark.sql.catalyst.plans.QueryPlan;
+import org.apache.spark.sql.catalyst.types.DataTypeUtils;
+import org.apache.spark.sql.execution.command.LeafRunnableCommand;
+import org.apache.spark.sql.execution.command.RunnableCommand;
+import org.apache.spark.sql.execution.metric.SQLMetric;
+import org.apache.spark.sql.types.StructType;
+import scala.Enumeration;
+import scala.Function1;
+import scala.collection.immutable.IndexedSeq;
+import scala.collection.immutable.Map;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * A Spark statement ({@code INSERT INTO}, {@code INSERT OVERWRITE}, {@code DELETE}, {@code UPDATE},
+ * {@code df.writeTo(t).append()}) on a Doris table, run as the Doris procedure that does its work
+ * ({@code doris.load}, {@code doris.insert_overwrite}, {@code doris.delete}): the rows the
+ * statement writes reach the procedure as a global temporary view that lives for this call only,
+ * and the procedure's result rows are the statement's.
+ *
+ * <p>Written in Java against Spark's Scala traits, so the trait fields Scala would generate
+ * ({@code nodePatterns}) are kept here and the traits' initialisers called from the constructor.
+ */
+public final class DorisStatement extends LogicalPlan implements LeafRunnableCommand {
+
+  private final String procedure;
+  private final DorisTarget target;
+  private final String statement;
+  private final LogicalPlan rows; // null when the procedure reads no rows (doris.delete)
+  private final ObjectNode arguments;
+  private final StructType schema;
+  private final Seq<Attribute> output;
+  private Seq<Enumeration.Value> nodePatterns;
+
+  DorisStatement(String statement, String procedure, DorisTarget target, LogicalPlan rows, ObjectNode arguments) {
+    this.statement = statement;
+    this.procedure = procedure;
+    this.target = target;
+    this.rows = rows;
+    this.arguments = arguments;
+    String ddl = Json.parse(ProcedureHandlers.current().describe(procedure)).get("output").asText();
+    this.schema = StructType.fromDDL(ddl);
+    this.output = CollectionConverters.asScala(new ArrayList<Attribute>(CollectionConverters.asJava(DataTypeUtils.toAttributes(schema)))).toSeq();
+    initTraits();
+  }
+
+  private DorisStatement(DorisStatement other) {
+    this.statement = other.statement;
+    this.procedure = other.procedure;
+    this.target = other.target;
+    this.rows = other.rows;
+    this.arguments = other.arguments;
+    this.schema = other.schema;
+    this.output = other.output;
+    initTraits();
+  }
+
+  private void initTraits() {
+    Command.$init$(this);
+    RunnableCommand.$init$(this);
+    LeafLike.$init$(this);
+  }
+
+  @Override
+  public Seq<Row> run(SparkSession session) {
+    ObjectNode call = arguments.deepCopy();
+    call.put("table", target.name());
+    String view = null;
+    if (rows != null) {
+      view = "doris_statement_" + UUID.randomUUID().toString().replace("-", "");
+      Dataset<Row> frame = SparkCompat.ofRows(session, rows);
+      frame.createOrReplaceGlobalTempView(view);
+      String database = session.conf().get("spark.sql.globalTempDatabase", "global_temp");
+      String qualified = quote(database) + "." + quote(view);
+      if ("insert_overwrite".equals(procedure)) {
+        call.put("query", "SELECT * FROM " + qualified);
+      } else {
+        call.put("source", qualified);
+      }
+    }
+    try {
+      InternalRow[] answer = ProcedureAnswers.call(procedure, call.toString(), schema);
+      List<Row> result = new ArrayList<>();
+      for (InternalRow row : answer) {
+        result.add((Row) CatalystTypeConverters.convertToScala(row, schema));
+      }
+      return CollectionConverters.asScala(result).toSeq();
+    } finally {
+      if (view != null) {
+        session.catalog().dropGlobalTempView(view);
+      }
+    }
+  }
+
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
+  }
+
+  /** What EXPLAIN shows: the statement, the Doris operation, the table and its model. */
+  @Override
+  public String simpleString(int maxFields) {
+    return "DorisStatement " + statement + " as doris." + procedure + " " + target.name() + " (" + target.model()
+        + " KEY)" + (arguments.isEmpty() ? "" : " " + arguments);
+  }
+
+  @Override
+  public String verboseString(int maxFields) {
+    return simpleString(maxFields);
+  }
+
+  @Override
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  public Seq innerChildren() {
+    List<QueryPlan<?>> inner = new ArrayList<>();
+    if (rows != null) {
+      inner.add(rows);
+    }
+    return CollectionConverters.asScala(inner).toSeq();
+  }
+
+  // ---- Scala trait plumbing ----
+
+  /** Spark copies plans by reflection on a case class's constructor; this one copies itself. */
+  @Override
+  public LogicalPlan clone() {
+    LogicalPlan copy = new DorisStatement(this);
+    if (analyzed()) {
+      copy.setAnalyzed();
+    }
+    return copy;
+  }
+
+  @Override
+  public Seq<Attribute> output() {
+    return output;
+  }
+
+  @Override
+  public Seq<Enumeration.Value> nodePatterns() {
+    return nodePatterns;
+  }
+
+  @Override
+  public void org$apache$spark$sql$catalyst$plans$logical$Command$_setter_$nodePatterns_$eq(Seq<Enumeration.Value> patterns) {
+    this.nodePatterns = patterns;
+  }
+
+  @Override
+  public Seq<LogicalPlan> children() {
+    return CollectionConverters.asScala(new ArrayList<LogicalPlan>()).toSeq();
+  }
+
+  @Override
+  public LogicalPlan mapChildren(Function1<LogicalPlan, LogicalPlan> f) {
+    return this;
+  }
+
+  @Override
+  public LogicalPlan withNewChildrenInternal(IndexedSeq<LogicalPlan> newChildren) {
+    return this;
+  }
+
+  @Override
+  public AttributeSet producedAttributes() {
+    return LeafRunnableCommand.super.producedAttributes();
+  }
+
+  @Override
+  public Statistics stats() {
+    return LeafRunnableCommand.super.stats();
+  }
+
+  @Override
+  public Map<String, SQLMetric> metrics() {
+    return LeafRunnableCommand.super.metrics();
+  }
+
+  @Override
+  public int productArity() {
+    return 3;
+  }
+
+  @Override
+  public Object productElement(int n) {
+    switch (n) {
+      case 0:
+        return statement;
+      case 1:
+        return procedure;
+      case 2:
+        return target.name();
+      default:
+        throw new IndexOutOfBoundsException(String.valueOf(n));
+    }
+  }
+
+  @Override
+  public boolean canEqual(Object that) {
+    return that instanceof DorisStatement;
+  }
+}

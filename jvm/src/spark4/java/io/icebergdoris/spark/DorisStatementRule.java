@@ -1,0 +1,254 @@
+package io.icebergdoris.spark;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.SubqueryExpression;
+import org.apache.spark.sql.catalyst.plans.logical.AppendData;
+import org.apache.spark.sql.catalyst.plans.logical.Assignment;
+import org.apache.spark.sql.catalyst.plans.logical.DeleteFromTable;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable;
+import org.apache.spark.sql.catalyst.plans.logical.OverwriteByExpression;
+import org.apache.spark.sql.catalyst.plans.logical.OverwritePartitionsDynamic;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
+import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import scala.Option;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.AbstractPartialFunction;
+
+/**
+ * Spark's own write statements on a Doris table become the Doris operation that does the same
+ * work (a {@link DorisStatement}): {@code INSERT INTO} / {@code writeTo().append()} is
+ * {@code doris.load} (an upsert into a UNIQUE KEY table, aggregated into an AGGREGATE KEY table,
+ * routed to partitions in a DUPLICATE KEY table), {@code INSERT OVERWRITE} is
+ * {@code doris.insert_overwrite}, {@code DELETE FROM} marks the matching keys deleted on a UNIQUE
+ * KEY table and is {@code doris.delete} on the others, {@code UPDATE} on a UNIQUE KEY table
+ * upserts the matching rows as updated, {@code MERGE INTO} a keyed table is refused with the load
+ * that does it.
+ *
+ * <p>A resolution rule: it sees each statement once its columns are resolved and before Spark's
+ * row-level rewrites (DELETE, UPDATE, MERGE become Iceberg row deltas in a later batch). Plain
+ * Iceberg tables and iceberg-doris's own staged writes ({@link DorisTarget#of}) pass untouched.
+ */
+public final class DorisStatementRule extends Rule<LogicalPlan> {
+
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private final SparkSession session;
+  private final boolean rowLevel;
+
+  /**
+   * {@code rowLevel}: the rule for DELETE, UPDATE and MERGE, run in the analyzer's hint batch,
+   * before resolution: Spark rewrites these into Iceberg row deltas in the same batch iteration
+   * that resolves them, so a resolution rule never sees them resolved. The target table is
+   * resolved here on its own to learn whether it is a Doris table; the statement's rows are
+   * resolved when it runs. Otherwise the rule for INSERT / writeTo, run with the resolution rules.
+   */
+  public DorisStatementRule(SparkSession session, boolean rowLevel) {
+    this.session = session;
+    this.rowLevel = rowLevel;
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan) {
+    if (plan instanceof DorisStatement || !ProcedureHandlers.isRegistered()) {
+      return plan;
+    }
+    if (rowLevel) {
+      return rowLevel(plan);
+    }
+    if (plan instanceof AppendData append && append.resolved()) {
+      DorisTarget target = DorisTarget.of(staged(append.table(), append.writeOptions()));
+      if (target != null) {
+        return new DorisStatement("INSERT INTO", "load", target, append.query(), JSON.objectNode());
+      }
+    } else if (plan instanceof OverwriteByExpression overwrite && overwrite.resolved()) {
+      DorisTarget target = DorisTarget.of(staged(overwrite.table(), overwrite.writeOptions()));
+      if (target != null) {
+        if (!(overwrite.deleteExpr() instanceof Literal literal && Boolean.TRUE.equals(literal.value()))) {
+          throw failure(
+              "INSERT OVERWRITE " + target.name() + " PARTITION (column = value) names Iceberg partition values; a "
+                  + "Doris table replaces Doris partitions: CALL doris.insert_overwrite(table => '...', query => "
+                  + "'SELECT ...', partitions => array('p1', ...)), or array('*') for the partitions the rows land in.");
+        }
+        return new DorisStatement("INSERT OVERWRITE", "insert_overwrite", target, overwrite.query(), JSON.objectNode());
+      }
+    } else if (plan instanceof OverwritePartitionsDynamic overwrite && overwrite.resolved()) {
+      DorisTarget target = DorisTarget.of(staged(overwrite.table(), overwrite.writeOptions()));
+      if (target != null) {
+        ObjectNode arguments = JSON.objectNode();
+        arguments.putArray("partitions").add("*");
+        return new DorisStatement("INSERT OVERWRITE (dynamic)", "insert_overwrite", target, overwrite.query(), arguments);
+      }
+    }
+    return plan;
+  }
+
+  private LogicalPlan rowLevel(LogicalPlan plan) {
+    if (plan instanceof DeleteFromTable delete) {
+      DorisTarget target = resolveTarget(delete.table());
+      if (target != null) {
+        return deleteStatement(target, delete);
+      }
+    } else if (plan instanceof UpdateTable update) {
+      DorisTarget target = resolveTarget(update.table());
+      if (target != null) {
+        return updateStatement(target, update);
+      }
+    } else if (plan instanceof MergeIntoTable merge) {
+      DorisTarget target = resolveTarget(merge.targetTable());
+      if (target != null && target.keyed()) {
+        throw failure(
+            "MERGE INTO " + target.name() + " is refused: it is a " + target.model() + " KEY table, and Doris has no "
+                + "MERGE INTO; its rows change by key through a load, one commit: CALL doris.load(table => '...', "
+                + "query => 'SELECT ... FROM source', merge_type => 'MERGE', delete_on => '<condition for rows that "
+                + "delete their key>') (INSERT INTO upserts too; DELETE FROM and UPDATE work on UNIQUE KEY tables).");
+      }
+    }
+    return plan;
+  }
+
+  /** The Doris table an unresolved row-level statement names, resolved on its own; or null. */
+  private DorisTarget resolveTarget(LogicalPlan table) {
+    LogicalPlan relation = table;
+    while (relation instanceof SubqueryAlias alias) {
+      relation = alias.child();
+    }
+    if (!(relation instanceof UnresolvedRelation)) {
+      return DorisTarget.of(table);
+    }
+    LogicalPlan resolved;
+    try {
+      resolved = SparkCompat.ofRows(session, relation).queryExecution().analyzed();
+    } catch (RuntimeException unresolvable) {
+      return null; // Spark's own analysis of the statement reports it
+    }
+    return DorisTarget.of(resolved);
+  }
+
+  /** The write's relation, or null when the write is one of our own staged writes. */
+  private static LogicalPlan staged(org.apache.spark.sql.catalyst.analysis.NamedRelation table, scala.collection.immutable.Map<String, String> writeOptions) {
+    if (writeOptions.contains(DorisTarget.INTERNAL_WRITE) || writeOptions.contains(DorisTarget.STAGED_FILE_SET)) {
+      return null;
+    }
+    return table instanceof LogicalPlan plan ? plan : null;
+  }
+
+  /**
+   * Doris: DELETE on a merge-on-write UNIQUE KEY table marks the matching rows' keys deleted
+   * (a load with the delete sign); on the other models it is a delete by condition.
+   */
+  private static LogicalPlan deleteStatement(DorisTarget target, DeleteFromTable delete) {
+    Expression condition = delete.condition();
+    if (target.unique()) {
+      ObjectNode arguments = JSON.objectNode();
+      arguments.put("merge_type", "DELETE");
+      return new DorisStatement("DELETE FROM", "load", target, new Filter(condition, delete.table()), arguments);
+    }
+    if (containsSubquery(condition)) {
+      throw failure(
+          "DELETE FROM " + target.name() + " (a " + target.model() + " KEY table) takes a condition on its own columns, "
+              + "as Doris's DELETE does; a subquery is not one. Write the values out, or use CALL doris.delete(table => "
+              + "'...', where => '...').");
+    }
+    ObjectNode arguments = JSON.objectNode();
+    arguments.put("where", unqualified(condition).sql());
+    return new DorisStatement("DELETE FROM", "delete", target, null, arguments);
+  }
+
+  /**
+   * Doris: UPDATE works on UNIQUE KEY tables only, and changes value columns only; the matching
+   * rows are read, the assignments applied, and the rows upserted by key (merge-on-write).
+   */
+  private static LogicalPlan updateStatement(DorisTarget target, UpdateTable update) {
+    if (!target.unique()) {
+      throw failure(
+          "UPDATE " + target.name() + " is refused: Doris updates only UNIQUE KEY tables, and this is a "
+              + target.model() + " KEY table. Load the changed rows instead: CALL doris.load(table => '...', "
+              + "query => 'SELECT ...').");
+    }
+    List<String> keys = target.keyColumns();
+    java.util.Map<String, Expression> assigned = new java.util.HashMap<>();
+    for (Assignment assignment : CollectionConverters.asJava(update.assignments())) {
+      String column = columnName(assignment.key());
+      if (column == null) {
+        throw failure("UPDATE " + target.name() + " sets whole columns only: " + assignment.key().sql()
+            + " is part of a column.");
+      }
+      for (String key : keys) {
+        if (key.equalsIgnoreCase(column)) {
+          throw failure("UPDATE " + target.name() + " cannot set " + column + ": it is a key column, and Doris "
+              + "updates only the value columns of a UNIQUE KEY table. Delete the row and insert it with the new key.");
+        }
+      }
+      assigned.put(column.toLowerCase(java.util.Locale.ROOT), assignment.value());
+    }
+    LogicalPlan table = update.table();
+    Expression condition = update.condition().isDefined()
+        ? update.condition().get()
+        : Literal.create(true, org.apache.spark.sql.types.DataTypes.BooleanType);
+    List<NamedExpression> columns = new ArrayList<>();
+    Seq<String> none = CollectionConverters.asScala(new ArrayList<String>()).toSeq();
+    for (org.apache.spark.sql.types.StructField field : target.relation().schema().fields()) {
+      Expression value = assigned.get(field.name().toLowerCase(java.util.Locale.ROOT));
+      Expression column = value == null ? UnresolvedAttribute.quoted(field.name()) : value;
+      columns.add(new Alias(column, field.name(), NamedExpression.newExprId(), none, Option.empty(), none));
+    }
+    LogicalPlan rows = new Project(CollectionConverters.asScala(columns).toSeq(), new Filter(condition, table));
+    return new DorisStatement("UPDATE", "load", target, rows, JSON.objectNode());
+  }
+
+  private static boolean containsSubquery(Expression condition) {
+    return condition.find(new scala.runtime.AbstractFunction1<Expression, Object>() {
+      @Override
+      public Object apply(Expression expression) {
+        return expression instanceof SubqueryExpression;
+      }
+    }).isDefined();
+  }
+
+  /** The condition with each column named by its name alone (as doris.delete parses it). */
+  private static Expression unqualified(Expression condition) {
+    return condition.transform(new AbstractPartialFunction<Expression, Expression>() {
+      @Override
+      public boolean isDefinedAt(Expression expression) {
+        return columnName(expression) != null;
+      }
+
+      @Override
+      public Expression apply(Expression expression) {
+        return UnresolvedAttribute.quoted(columnName(expression));
+      }
+    });
+  }
+
+  /** The column an assignment sets (its last name part), or null when it sets a nested field. */
+  private static String columnName(Expression key) {
+    if (key instanceof AttributeReference attribute) {
+      return attribute.name();
+    }
+    if (key instanceof UnresolvedAttribute attribute) {
+      return attribute.nameParts().last();
+    }
+    return null;
+  }
+
+  private static DorisProcedureException failure(String message) {
+    return SparkCompat.procedureFailure("ProcedureArgumentError", message);
+  }
+}
