@@ -1,0 +1,180 @@
+"""Spark's own statements on Doris tables run as the Doris operation (issue 39, point 1).
+
+``INSERT INTO`` / ``df.writeTo(t).append()`` is ``doris.load``, ``INSERT OVERWRITE`` is
+``doris.insert_overwrite``, ``DELETE FROM`` / ``UPDATE`` follow Doris on UNIQUE KEY tables, and
+``MERGE INTO`` a keyed table is refused with the load that does it. Each statement is checked
+against ``doris.load`` doing the same work on a twin table: the rows Spark, pyiceberg and DuckDB
+read, and one commit per statement.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+
+from iceberg_doris import doris
+from tests.procedures.test_keyed_loads import readers_agree, values
+
+pytestmark = pytest.mark.spark
+
+
+def twin_tables(spark, namespace: str, ddl_tail: str, columns: str = "k INT NOT NULL, v STRING, s INT") -> tuple[str, str]:
+    """Two Doris tables of the same definition: one for the statement, one for doris.load."""
+    names = []
+    for name in ("by_statement", "by_load"):
+        doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.{name} ({columns}) {ddl_tail}")
+        names.append(f"{namespace}.{name}")
+    return names[0], names[1]
+
+
+def snapshot_count(spark, table: str) -> int:
+    return spark.sql(f"SELECT count(*) FROM {table}.snapshots").collect()[0][0]
+
+
+def last_summary(spark, table: str) -> dict[str, str]:
+    return spark.sql(f"SELECT summary FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1").collect()[0][0]
+
+
+def test_insert_into_a_unique_table_upserts_as_doris_load_does(spark, namespace, py_catalog):
+    statement, load = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    batches = [["(1,'a',1)", "(2,'b',1)"], ["(2,'b2',2)", "(3,'c',1)", "(3,'c2',2)"]]
+    for batch in batches:
+        before = snapshot_count(spark, statement)
+        result = spark.sql(f"INSERT INTO {statement} {values(batch)}").collect()
+        assert result[0].status == "FINISHED" and result[0].loaded_rows == len(batch)
+        assert snapshot_count(spark, statement) == before + 1
+        assert last_summary(spark, statement)["doris.operation"] == "load"
+        doris.load(spark, table=load, query=values(batch))
+    expected = [(1, "a", 1), (2, "b2", 2), (3, "c2", 2)]
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == expected
+
+
+def test_sequence_column_decides_as_in_a_load(spark, namespace, py_catalog):
+    statement, load = twin_tables(
+        spark, namespace,
+        "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 PROPERTIES (\"function_column.sequence_col\" = \"s\")",
+    )
+    for batch in (["(1,'new',5)"], ["(1,'old',3)"], ["(2,'x',1)"]):
+        spark.sql(f"INSERT INTO {statement} {values(batch)}")
+        doris.load(spark, table=load, query=values(batch))
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [
+        (1, "new", 5), (2, "x", 1)
+    ]
+
+
+def test_write_to_append_aggregates_an_aggregate_table(spark, namespace, py_catalog):
+    statement, load = twin_tables(
+        spark, namespace, "AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2",
+        columns="k INT NOT NULL, total BIGINT SUM DEFAULT \"0\", top INT MAX",
+    )
+    for batch in ([(1, 10, 3), (2, 5, 1)], [(1, 7, 9), (1, 1, 2)]):
+        frame = spark.createDataFrame(batch, "k int, total bigint, top int")
+        before = snapshot_count(spark, statement)
+        frame.writeTo(statement).append()
+        assert snapshot_count(spark, statement) == before + 1
+        doris.load(spark, table=load, source=frame)
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [
+        (1, 18, 9), (2, 5, 1)
+    ]
+
+
+def test_insert_into_a_duplicate_table_routes_rows_to_doris_partitions(spark, namespace, py_catalog):
+    statement, load = twin_tables(
+        spark, namespace,
+        "DUPLICATE KEY(k) PARTITION BY RANGE(k) (PARTITION p1 VALUES LESS THAN (\"10\")) "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    batch = ["(1,'a',1)", "(1,'a',1)", "(5,'b',2)"]
+    spark.sql(f"INSERT INTO {statement} {values(batch)}")
+    doris.load(spark, table=load, query=values(batch))
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [
+        (1, "a", 1), (1, "a", 1), (5, "b", 2)
+    ]
+    # A row no partition holds fails the statement as it fails the load (max_filter_ratio 0).
+    before = snapshot_count(spark, statement)
+    with pytest.raises(Exception, match="filter"):
+        spark.sql(f"INSERT INTO {statement} {values(['(50,' + repr('z') + ',1)'])}")
+    assert snapshot_count(spark, statement) == before
+
+
+def test_insert_overwrite_is_doris_insert_overwrite(spark, namespace, py_catalog):
+    statement, load = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    for table in (statement, load):
+        doris.load(spark, table=table, query=values(["(1,'a',1)", "(2,'b',1)"]))
+    before = snapshot_count(spark, statement)
+    result = spark.sql(f"INSERT OVERWRITE {statement} {values(['(3,' + repr('c') + ',1)'])}").collect()
+    assert result[0].loaded_rows == 1
+    assert snapshot_count(spark, statement) == before + 1
+    assert last_summary(spark, statement)["doris.operation"] == "insert_overwrite"
+    doris.insert_overwrite(spark, table=load, query=values(["(3,'c',1)"]))
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [(3, "c", 1)]
+
+
+def test_delete_and_update_on_a_unique_table_follow_doris(spark, namespace, py_catalog):
+    statement, load = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2")
+    start = ["(1,'a',1)", "(2,'b',1)", "(3,'c',1)"]
+    for table in (statement, load):
+        doris.load(spark, table=table, query=values(start))
+
+    before = snapshot_count(spark, statement)
+    deleted = spark.sql(f"DELETE FROM {statement} WHERE k = 2").collect()[0]
+    assert deleted.deleted_rows == 1
+    before_update = snapshot_count(spark, statement)
+    assert before_update == before + 1
+    updated = spark.sql(f"UPDATE {statement} SET v = upper(v), s = s + 10 WHERE k >= 3").collect()[0]
+    assert updated.loaded_rows == 1
+    assert snapshot_count(spark, statement) == before_update + 1
+
+    # The same work as loads: the deleted key with the delete sign, the updated row upserted.
+    doris.load(spark, table=load, query="SELECT 2 AS k", merge_type="DELETE")
+    doris.load(spark, table=load, query=values(["(3,'C',11)"]))
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [
+        (1, "a", 1), (3, "C", 11)
+    ]
+
+    with pytest.raises(IllegalArgumentException, match="cannot set k: it is a key column"):
+        spark.sql(f"UPDATE {statement} SET k = 9 WHERE k = 1")
+
+
+def test_update_and_merge_are_refused_where_doris_refuses_them(spark, namespace):
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {namespace}.agg (k INT NOT NULL, n BIGINT SUM) AGGREGATE KEY(k) "
+        "DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    table = f"{namespace}.agg"
+    with pytest.raises(IllegalArgumentException, match="Doris updates only UNIQUE KEY tables"):
+        spark.sql(f"UPDATE {table} SET n = 1")
+    with pytest.raises(IllegalArgumentException, match="merge_type => 'MERGE', delete_on =>"):
+        spark.sql(
+            f"MERGE INTO {table} t USING (SELECT 1 AS k, 2L AS n) s ON t.k = s.k "
+            "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+        )
+    assert snapshot_count(spark, table) == 0
+
+
+def test_delete_on_a_duplicate_table_is_doris_delete(spark, namespace, py_catalog):
+    statement, load = twin_tables(spark, namespace, "DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    for table in (statement, load):
+        doris.load(spark, table=table, query=values(["(1,'a',1)", "(1,'a',1)", "(2,'b',1)"]))
+    result = spark.sql(f"DELETE FROM {statement} AS t WHERE t.k = 1").collect()[0]
+    assert result.deleted_rows == 2
+    assert last_summary(spark, statement)["doris.operation"] == "delete"
+    doris.delete(spark, table=load, where="k = 1")
+    assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [(2, "b", 1)]
+
+
+def test_explain_names_the_doris_operation_table_and_model(spark, namespace):
+    statement, _ = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    plan = spark.sql(f"EXPLAIN INSERT INTO {statement} {values(['(1,' + repr('a') + ',1)'])}").collect()[0][0]
+    assert f"DorisStatement INSERT INTO as doris.load `iceberg`.`{namespace}`.`by_statement` (UNIQUE KEY)" in plan
+    assert snapshot_count(spark, statement) == 0  # EXPLAIN runs nothing
+
+
+def test_plain_iceberg_tables_are_untouched(spark, namespace):
+    table = f"{namespace}.plain"
+    spark.sql(f"CREATE TABLE {table} (k INT, v STRING) USING iceberg")
+    spark.sql(f"INSERT INTO {table} VALUES (1, 'a'), (1, 'a')")
+    spark.sql(f"UPDATE {table} SET v = 'b' WHERE k = 1")
+    assert [tuple(r) for r in spark.sql(f"SELECT * FROM {table}").collect()] == [(1, "b"), (1, "b")]
+    assert "doris.operation" not in last_summary(spark, table)
+    assert "DorisStatement" not in spark.sql(f"EXPLAIN INSERT INTO {table} VALUES (2, 'c')").collect()[0][0]
