@@ -41,9 +41,10 @@ import scala.runtime.AbstractPartialFunction;
  * upserts the matching rows as updated, {@code MERGE INTO} a keyed table is refused with the load
  * that does it.
  *
- * <p>A resolution rule: it sees each statement once its columns are resolved and before Spark's
- * row-level rewrites (DELETE, UPDATE, MERGE become Iceberg row deltas in a later batch). Plain
- * Iceberg tables and iceberg-doris's own staged writes ({@link DorisTarget#of}) pass untouched.
+ * <p>Injected twice (see the constructor): for INSERT / writeTo with the resolution rules, once the
+ * write's columns are aligned with the table; for DELETE / UPDATE / MERGE in the hint batch, before
+ * Spark rewrites them into Iceberg row deltas. Plain Iceberg tables and iceberg-doris's own staged
+ * writes ({@link DorisTarget#of}) pass untouched.
  */
 public final class DorisStatementRule extends Rule<LogicalPlan> {
 
