@@ -10,7 +10,10 @@ from tests.procedures.by_procedure import call, not_partitioned, partition_names
 
 pytestmark = pytest.mark.spark
 
-SIGNATURE = "doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false)"
+SIGNATURE = (
+    "doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false, "
+    "force boolean = false)"
+)
 
 
 @pytest.fixture(scope="module")
