@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.operations import temp_partitions, unpartitioned_temp
-from iceberg_doris.operations.recycle_bin import recycle_summary
 from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_partition_delete
+from iceberg_doris.operations.recycle_bin import recycle_summary
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.partitioning import check_alter_allowed

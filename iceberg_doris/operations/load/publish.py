@@ -31,8 +31,8 @@ from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions
 from iceberg_doris.operations.requests import LoadRequest, OverwriteMode
 from iceberg_doris.operations.tables import DorisTable, reopen
-from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.operations.recycle_bin import recycle_summary
+from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.partitioning import Partition, PartitionSet
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate, union
