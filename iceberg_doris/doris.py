@@ -160,7 +160,7 @@ def cleanup(
 ) -> list[Row]:
     """Expires snapshots older than older_than (keeping retain_last) and deletes unreferenced files.
 
-    older_than is a timestamp ('2024-05-01 00:00:00', a date, or an expression such as current_timestamp() - INTERVAL 7 DAYS); default 24 hours ago. Time travel to expired snapshots is no longer possible afterwards. Use a recent older_than only when no write is running.
+    older_than is a timestamp ('2024-05-01 00:00:00', a date, or an expression such as current_timestamp() - INTERVAL 7 DAYS); default 24 hours ago. Time travel to expired snapshots is no longer possible afterwards. Use a recent older_than only when no write is running. Snapshots the recycle bin still needs (partitions dropped, truncated or overwritten less than catalog_trash_expire_second ago) are kept whatever older_than says.
 
     SQL: CALL doris.cleanup(table string, older_than timestamp = NULL, retain_last bigint = 1)
 
@@ -275,18 +275,20 @@ def drop_partition(
     partition: str,
     temporary: bool = False,
     if_exists: bool = False,
+    force: bool = False,
 ) -> list[Row]:
     """Drops a partition (or temp partition) and its rows in one commit; time travel still sees them.
 
-    Refused on tables with dynamic_partition.enable=true (as Doris). An unknown name is an error unless if_exists => true. Dropping a formal partition removes its data files without rewriting any file.
+    Refused on tables with dynamic_partition.enable=true (as Doris). An unknown name is an error unless if_exists => true. Dropping a formal partition removes its data files without rewriting any file and puts it into the recycle bin (recover_partition brings it back) unless force => true (Doris: DROP PARTITION ... FORCE).
 
-    SQL: CALL doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false)
+    SQL: CALL doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false, force boolean = false)
 
     Args:
         table (string, required): db.tbl
         partition (string, required): Partition name.
         temporary (boolean, default false): Drop a temporary partition.
         if_exists (boolean, default false): No error when the partition does not exist.
+        force (boolean, default false): Skip the recycle bin: the partition cannot be recovered.
 
     Returns rows with: partition_name (string), is_temp (boolean), dropped (boolean), snapshot_id (bigint), deleted_rows (bigint)
     """
@@ -295,6 +297,7 @@ def drop_partition(
         "partition": partition,
         "temporary": temporary,
         "if_exists": if_exists,
+        "force": force,
     })
 
 
@@ -462,21 +465,28 @@ def recover_partition(
     table: str,
     partition: str,
     new_name: str | None = None,
+    partition_id: int | None = None,
 ) -> list[Row]:
-    """Brings a dropped partition back with its rows, from table history, in one commit.
+    """Brings a dropped, truncated or overwritten partition back from the recycle bin, in one commit.
 
-    Doris RECOVER PARTITION: the most recent drop_partition of that name comes back with the data files and deletion vectors it had, none rewritten. Possible until doris.cleanup expires the drop's snapshot. Refused if a partition of that name exists (recover it under new_name) or if its range or values now belong to another partition. Temp partitions and partitions replaced by swap/replace cannot be recovered.
+    Doris RECOVER PARTITION: the most recent recycle-bin entry of that name (or the one partition_id names) comes back with the data files and deletion vectors it had, none rewritten. drop_partition and truncate (without force) and insert_overwrite put partitions into the recycle bin; entries expire after the table property catalog_trash_expire_second (default 86400). Refused if a partition of that name exists (drop it with force => true, or recover under new_name) or if its range or values now belong to another partition. Temp partitions and partitions replaced by swap/replace cannot be recovered.
 
-    SQL: CALL doris.recover_partition(table string, partition string, new_name string = NULL)
+    SQL: CALL doris.recover_partition(table string, partition string, new_name string = NULL, partition_id bigint = NULL)
 
     Args:
         table (string, required): db.tbl
-        partition (string, required): Name of the dropped partition.
+        partition (string, required): Name of the recycled partition.
         new_name (string, default NULL): Recover it under this name (Doris: AS new_name).
+        partition_id (bigint, default NULL): Doris's partition id: the snapshot id that recycled it (default: the newest entry).
 
     Returns rows with: partition_name (string), range (string), recovered_rows (bigint), dropped_in_snapshot (bigint), snapshot_id (bigint)
     """
-    return _call(spark, "recover_partition", {"table": table, "partition": partition, "new_name": new_name})
+    return _call(spark, "recover_partition", {
+        "table": table,
+        "partition": partition,
+        "new_name": new_name,
+        "partition_id": partition_id,
+    })
 
 
 @_procedure
@@ -649,21 +659,23 @@ def truncate(
     table: str,
     partitions: Sequence[str] | str | None = None,
     temporary: bool = False,
+    force: bool = False,
 ) -> list[Row]:
     """Empties the table or some partitions in one metadata-only commit; the partitions stay.
 
-    Doris TRUNCATE TABLE. partitions => NULL empties the whole table and drops all its temporary partitions (as Doris; they cannot be recovered); named formal partitions leave temp partitions alone. An unpartitioned table's one partition is named after the table. temporary => true (Doris TEMPORARY PARTITION) is refused: temp partitions cannot be truncated. Time travel reads the rows until cleanup.
+    Doris TRUNCATE TABLE. partitions => NULL empties the whole table and drops all its temporary partitions (as Doris; they cannot be recovered); named formal partitions leave temp partitions alone. An unpartitioned table's one partition is named after the table. temporary => true (Doris TEMPORARY PARTITION) is refused: temp partitions cannot be truncated. Time travel reads the rows until cleanup. The emptied formal partitions' old contents go into the recycle bin (recover_partition, after dropping the emptied partition with force => true) unless force => true (Doris: TRUNCATE ... FORCE).
 
-    SQL: CALL doris.truncate(table string, partitions array<string> = NULL, temporary boolean = false)
+    SQL: CALL doris.truncate(table string, partitions array<string> = NULL, temporary boolean = false, force boolean = false)
 
     Args:
         table (string, required): db.tbl
         partitions (array<string>, default NULL): Formal partitions to empty (default: the whole table).
         temporary (boolean, default false): Doris's TEMPORARY PARTITION: refused.
+        force (boolean, default false): Skip the recycle bin: the old rows cannot be recovered.
 
     Returns rows with: partitions (string), dropped_temp_partitions (string), deleted_rows (bigint), snapshot_id (bigint)
     """
-    return _call(spark, "truncate", {"table": table, "partitions": partitions, "temporary": temporary})
+    return _call(spark, "truncate", {"table": table, "partitions": partitions, "temporary": temporary, "force": force})
 
 
 def __getattr__(name: str) -> Callable[..., list[Row]]:

@@ -16,16 +16,20 @@ class CleanupCounts:
     deleted_orphan_files: int
 
 
-def expire_and_remove_orphans(iceberg: IcebergJava, name: TableName, *, cutoff_ms: int, retain_last: int) -> CleanupCounts:
-    """Expires snapshots older than ``cutoff_ms`` (keeping the newest ``retain_last``), then deletes
-    files under the table's location that no snapshot references and that are older than it."""
+def expire_and_remove_orphans(
+    iceberg: IcebergJava, name: TableName, *, cutoff_ms: int, retain_last: int, keep_from_ms: int | None = None
+) -> CleanupCounts:
+    """Expires snapshots older than ``cutoff_ms`` (keeping the newest ``retain_last``, and every
+    snapshot committed at or after ``keep_from_ms``), then deletes files under the table's location
+    that no snapshot references and that are older than ``cutoff_ms``."""
     spark = iceberg.spark
     # Table.snapshots() and the orphan list are Java Iterables: counted in the JVM.
     iterables = iceberg.jvm.org.apache.iceberg.relocated.com.google.common.collect.Iterables
     actions = iceberg.jvm.org.apache.iceberg.spark.actions.SparkActions.get(spark._jsparkSession)
     table = iceberg.load_table(name)
     before = int(iterables.size(table.snapshots()))
-    expired = actions.expireSnapshots(table).expireOlderThan(cutoff_ms).retainLast(retain_last).execute()
+    expire_before = cutoff_ms if keep_from_ms is None else min(cutoff_ms, keep_from_ms)
+    expired = actions.expireSnapshots(table).expireOlderThan(expire_before).retainLast(retain_last).execute()
     table = iceberg.load_table(name)
     orphans = actions.deleteOrphanFiles(table).olderThan(cutoff_ms).execute()
     return CleanupCounts(

@@ -8,21 +8,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from iceberg_doris.engine.file_sets import FileSet
-from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_java import JavaObject, java_items
+from iceberg_doris.engine.live_files import delete_file_key, plan_live_files
 
 
 @dataclass(frozen=True)
 class HistoricSnapshot:
     snapshot_id: int
     summary: dict[str, str]
+    timestamp_ms: int = 0
+    parent_id: int | None = None
 
 
 def main_lineage(table: JavaObject) -> Iterator[HistoricSnapshot]:
     """Main's snapshots, newest first, back to the oldest one the table still keeps."""
     snapshot = table.currentSnapshot()
     while snapshot is not None:
-        yield HistoricSnapshot(int(snapshot.snapshotId()), dict(snapshot.summary()))
         parent = snapshot.parentId()
+        yield HistoricSnapshot(
+            int(snapshot.snapshotId()), dict(snapshot.summary()), int(snapshot.timestampMillis()),
+            int(parent) if parent is not None else None,
+        )
         snapshot = table.snapshot(parent) if parent is not None else None
 
 
@@ -31,6 +37,23 @@ def removed_files(table: JavaObject, snapshot_id: int) -> FileSet:
     snapshot = table.snapshot(snapshot_id)
     io = table.io()
     return FileSet(_each(snapshot.removedDataFiles(io)), _each(snapshot.removedDeleteFiles(io)))
+
+
+def removed_files_matching(table: JavaObject, snapshot_id: int, row_filter: JavaObject) -> FileSet | None:
+    """The files snapshot ``snapshot_id`` removed that hold rows matching the Iceberg expression
+    ``row_filter`` (the live files of its parent that match, less any the snapshot kept), or None
+    when the parent snapshot is gone (expired)."""
+    snapshot = table.snapshot(snapshot_id)
+    parent = snapshot.parentId() if snapshot is not None else None
+    if parent is None or table.snapshot(parent) is None:
+        return None
+    removed = removed_files(table, snapshot_id)
+    removed_data = {str(f.location()) for f in removed.data_files}
+    removed_deletes = {delete_file_key(f) for f in removed.delete_files}
+    plan = plan_live_files(table, int(parent), row_filter)
+    data = [f for f in java_items(plan.dataFiles()) if str(f.location()) in removed_data]
+    deletes = [f for f in java_items(plan.deleteFiles()) if delete_file_key(f) in removed_deletes]
+    return FileSet(data, deletes)
 
 
 def _each(iterable: JavaObject) -> list[JavaObject]:

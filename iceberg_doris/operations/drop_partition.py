@@ -2,7 +2,9 @@
 
 A formal partition's rows go with a metadata-only delete of its data files (the Iceberg spec
 follows the Doris partitions), in the same commit as the partition's removal from the model, so
-time travel to the snapshot before still reads them. A temporary partition's branch is removed.
+time travel to the snapshot before still reads them. Unless ``force`` (Doris's ``DROP PARTITION ...
+FORCE``), the partition goes into the recycle bin (:mod:`.recycle_bin`): ``recover_partition``
+brings it back. A temporary partition's branch is removed (not recoverable, as in Doris).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from typing import TYPE_CHECKING
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.operations import temp_partitions, unpartitioned_temp
 from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_partition_delete
+from iceberg_doris.operations.recycle_bin import recycle_summary
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.partitioning import check_alter_allowed
 from iceberg_doris.engine.file_sets import committed_head, stage_append
-from iceberg_doris.partitioning import to_json
 from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate
 
@@ -49,11 +51,11 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
         else:
             predicate = partition_predicate(partitions, existing)
             # The definition rides in the drop's snapshot: recover_partition reads it back from there.
-            definition = {snapshot_summary.DROPPED_PARTITION: to_json(partitions.with_partitions(formal=[existing], temp=[]))}
+            definition = {} if request.force else recycle_summary(partitions, [existing])
             deleted = stage_partition_delete(
                 fresh, transaction, predicate, operation=DROP_OPERATION, partitions=name, summary_extra=definition
             )
-            if committed_head(transaction) is None:  # nothing to delete, but keep it recoverable
+            if committed_head(transaction) is None and definition:  # nothing to delete, but keep it recoverable
                 stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
                                                        snapshot_summary.PARTITIONS: name, **definition})
         return partitions_after(fresh, updated), (True, deleted)

@@ -1,26 +1,29 @@
-"""``recover_partition``: Doris ``RECOVER PARTITION p [AS new_p] FROM t``.
+"""``recover_partition``: Doris ``RECOVER PARTITION p [id] [AS new_p] FROM t``.
 
-Doris keeps a dropped partition in its recycle bin until it expires. Here the recycle bin is the
-table's history: ``drop_partition`` records the partition's definition in its snapshot's summary,
-and that snapshot still lists the data files (and deletion vectors) it removed. Recovering adds
-them back, unchanged, with the partition, in one commit. A partition is recoverable while its
-drop snapshot is on main's history, that is until ``cleanup`` expires it (or a rollback undoes the
-drop). Temp partitions and partitions replaced by swap/replace are not recoverable (as in Doris).
+The recycle bin is the table's history (:mod:`iceberg_doris.operations.recycle_bin`): partitions
+emptied by ``drop_partition``, ``truncate`` (both without ``force``) or ``insert_overwrite`` come
+back with the data files and deletion vectors they had, unchanged, with their definition, in one
+commit. As in Doris the newest entry of that name (case-insensitive) is chosen unless a partition id
+(the snapshot id that recycled it) is given; a partition of the target name must not exist, and the
+range or values must not overlap a partition that exists. Temp partitions and partitions replaced by
+swap/replace are not recoverable (as in Doris).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import time
+
 from iceberg_doris.engine.file_sets import FileSet, live_row_count, stage_append, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.snapshot_history import HistoricSnapshot, main_lineage, removed_files
 from iceberg_doris.errors import PartitionError
-from iceberg_doris.operations.drop_partition import DROP_OPERATION
+from iceberg_doris.operations import recycle_bin
 from iceberg_doris.operations.partition_changes import commit_model_change
+from iceberg_doris.operations.recycle_bin import RecycleEntry
 from iceberg_doris.operations.requests import RecoverPartitionRequest, RecoverPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
-from iceberg_doris.partitioning import Partition, check_partition_name, from_json
+from iceberg_doris.partitioning import Partition, check_partition_name
 from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 
 if TYPE_CHECKING:
@@ -30,26 +33,30 @@ RECOVER_OPERATION = "recover partition"
 
 
 def recover_partition(spark: "SparkSession", table: str, request: RecoverPartitionRequest) -> RecoverPartitionResult:
-    """Brings back the most recently dropped partition named ``request.partition`` (as
-    ``request.new_name`` if given) with the rows it had when dropped, in one commit."""
+    """Brings back the most recently recycled partition named ``request.partition`` (or the one
+    ``request.partition_id`` recycled), as ``request.new_name`` if given, with the rows it had, in
+    one commit."""
     handle = open_table(spark, table)
     partition, new_name = request.partition, request.new_name
     final = check_partition_name(new_name) if new_name else partition
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[str, int, int]]:
         partitions = fresh.model.partitions
-        if partitions is not None and partitions.has(final, temporary=False):
+        if partitions is not None and any(p.name.lower() == final.lower() for p in partitions.formal):
             raise PartitionError(
-                f"partition[{final}] already exist in table[{fresh.name.name}]: drop or rename it first, or recover "
-                "this one under another name (new_name => ...)"
+                f"partition[{final}] already exist in table[{fresh.name.name}]: drop it first (force => true keeps it "
+                "out of the recycle bin), rename it, or recover this one under another name (new_name => ...)"
             )
-        dropped = _latest_drop(fresh, partition)
-        if partitions is None or dropped is None:
+        entry = _choose(fresh, partition, request.partition_id) if partitions is not None else None
+        files = recycle_bin.entry_files(fresh.iceberg, fresh.table, entry) if entry is not None else None
+        if partitions is None or entry is None or files is None:
             raise PartitionError(
-                f"No partition named '{partition}' in recycle bin that belongs to table '{fresh.name.name}': no drop "
-                "of it is left in the table's history (doris.cleanup expires dropped partitions with their snapshots)"
+                f"No partition named '{partition}' or partition id '{request.partition_id or -1}' in table "
+                f"{fresh.name.name}: the recycle bin keeps the partitions drop_partition, truncate (both without "
+                f"force) and insert_overwrite emptied for catalog_trash_expire_second "
+                f"({recycle_bin.expire_seconds(fresh.model)}) seconds, while their snapshot is on the table's history"
             )
-        definition: Partition = from_json(dropped.summary[snapshot_summary.DROPPED_PARTITION]).formal[0].with_name(final)
+        definition: Partition = entry.partition.with_name(final)
         try:
             updated = partitions.add(definition)
         except PartitionError as conflict:
@@ -58,37 +65,30 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
                 raise
             raise PartitionError(
                 f"Can not recover partition[{partition}]. Partition item conflict. It overlaps partition {other}; "
-                "drop that partition first"
+                "drop that partition first (force => true keeps it out of the recycle bin)"
             ) from None
-        files = removed_files(fresh.table, dropped.snapshot_id)
         summary = {
             snapshot_summary.OPERATION: RECOVER_OPERATION,
             snapshot_summary.PARTITIONS: final,
-            snapshot_summary.RECOVERED_FROM: str(dropped.snapshot_id),
+            snapshot_summary.RECOVERED_FROM: str(entry.snapshot_id),
+            snapshot_summary.RECOVERED_PARTITION: entry.name,
         }
         if files.data_files or files.delete_files:
             stage_replacement(transaction, FileSet(), files, summary=summary)
         else:
             stage_append(transaction, [], summary=summary)  # the recovery is recorded all the same
-        return fresh.model.with_partitions(updated), (definition.range_text(), live_row_count(files), dropped.snapshot_id)
+        return fresh.model.with_partitions(updated), (definition.range_text(), live_row_count(files), entry.snapshot_id)
 
     committed = commit_model_change(handle, change, operation="recover partition of")
-    text, rows, drop_snapshot = committed.result
-    return RecoverPartitionResult(final, text, rows, drop_snapshot, committed.snapshot_id())
+    text, rows, recycled_in = committed.result
+    return RecoverPartitionResult(final, text, rows, recycled_in, committed.snapshot_id())
 
 
-def _latest_drop(handle: DorisTable, partition: str) -> HistoricSnapshot | None:
-    """The newest drop of ``partition`` on main's history that no recovery has brought back yet."""
-    recovered: set[str] = set()
-    for snapshot in main_lineage(handle.table):
-        summary = snapshot.summary
-        if snapshot_summary.RECOVERED_FROM in summary:
-            recovered.add(summary[snapshot_summary.RECOVERED_FROM])
-        if (
-            summary.get(snapshot_summary.OPERATION) == DROP_OPERATION
-            and summary.get(snapshot_summary.PARTITIONS) == partition
-            and snapshot_summary.DROPPED_PARTITION in summary
-            and str(snapshot.snapshot_id) not in recovered
-        ):
-            return snapshot
+def _choose(handle: DorisTable, partition: str, partition_id: int | None) -> RecycleEntry | None:
+    """The newest unexpired, unrecovered entry named ``partition`` (Doris compares names
+    case-insensitively), or the one recycled by snapshot ``partition_id``."""
+    now_ms = int(time.time() * 1000)
+    for entry in recycle_bin.entries(handle.table, handle.model, now_ms):
+        if entry.name.lower() == partition.lower() and partition_id in (None, entry.snapshot_id):
+            return entry
     return None

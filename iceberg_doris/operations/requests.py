@@ -156,6 +156,7 @@ class DropPartitionRequest:
     partition: str
     temporary: bool = False
     if_exists: bool = False
+    force: bool = False  # Doris's DROP PARTITION ... FORCE: skip the recycle bin
 
 
 @dataclass(frozen=True)
@@ -240,10 +241,12 @@ class DynamicPartitionChange:
 
 @dataclass(frozen=True)
 class RecoverPartitionRequest:
-    """Doris RECOVER PARTITION ``partition`` [AS ``new_name``]."""
+    """Doris RECOVER PARTITION ``partition`` [``partition_id``] [AS ``new_name``]; the partition id
+    is the id of the snapshot that put the partition into the recycle bin."""
 
     partition: str
     new_name: str | None = None
+    partition_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -251,7 +254,7 @@ class RecoverPartitionResult:
     partition_name: str
     range: str
     recovered_rows: int
-    dropped_in_snapshot: int  # the drop snapshot the partition came back from
+    dropped_in_snapshot: int  # the snapshot (drop, truncate or overwrite) the partition came back from
     snapshot_id: int | None
 
 
@@ -274,6 +277,7 @@ class TruncateRequest:
 
     partitions: tuple[str, ...] | None = None
     temporary: bool = False
+    force: bool = False  # Doris's TRUNCATE ... FORCE: skip the recycle bin
 
 
 @dataclass(frozen=True)

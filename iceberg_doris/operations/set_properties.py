@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.errors import PartitionError, ProcedureArgumentError
+from iceberg_doris.operations import recycle_bin
 from iceberg_doris.operations.partition_changes import commit_model_change
 from iceberg_doris.operations.requests import PropertyChange
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -39,6 +40,8 @@ def set_properties(spark: "SparkSession", table: str, properties: Mapping[str, s
     for key, reason in FIXED_AT_CREATION.items():
         if key in changes:
             raise ProcedureArgumentError(f"Cannot set {key}: {reason}")
+    if recycle_bin.EXPIRE_PROPERTY in changes:
+        recycle_bin.parse_expire_seconds(changes[recycle_bin.EXPIRE_PROPERTY])
     handle = open_table(spark, table)
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, list[PropertyChange]]:

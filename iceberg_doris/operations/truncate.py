@@ -4,7 +4,9 @@ Empties the whole table or the named formal partitions in one metadata-only comm
 and delete files leave main; the partitions stay, empty; time travel still reads the rows until
 ``cleanup``). As in Doris, truncating the whole table also drops every temporary partition (not
 recoverable), truncating named partitions leaves temp partitions alone, and temp partitions
-themselves cannot be truncated.
+themselves cannot be truncated. Unless ``force`` (Doris's ``TRUNCATE ... FORCE``), the emptied formal
+partitions' old contents go into the recycle bin (:mod:`.recycle_bin`); an unpartitioned table's
+are only reachable by time travel.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.errors import PartitionError
 from iceberg_doris.operations import temp_partitions
 from iceberg_doris.operations.partition_changes import commit_model_change, stage_partition_delete
+from iceberg_doris.operations.recycle_bin import recycle_summary
 from iceberg_doris.operations.requests import TruncateRequest, TruncateResult
 from iceberg_doris.operations.tables import DorisTable, open_table
+from iceberg_doris.partitioning import Partition
 from iceberg_doris.table_model import DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, union
 
@@ -45,12 +49,14 @@ def truncate(spark: "SparkSession", table: str, request: TruncateRequest) -> Tru
             for name in dropped:
                 temp_partitions.stage_drop(transaction, name)
             names = model.partitions.partition_names if model.partitions is not None else ()
-            deleted = _delete(fresh, transaction, TRUE, (snapshot_summary.ALL_PARTITIONS,))
+            recycled = model.partitions.formal if model.partitions is not None and not request.force else ()
+            deleted = _delete(fresh, transaction, TRUE, (snapshot_summary.ALL_PARTITIONS,), recycled)
             if model.partitions is not None:
                 model = model.with_partitions(model.partitions.drop_all_temp_partitions())
             return model.with_unpartitioned_temp(()), (names, dropped, deleted)
         predicate = _named_partitions(fresh, partitions)
-        return model, (tuple(partitions), (), _delete(fresh, transaction, predicate, partitions))
+        recycled = () if request.force or model.partitions is None else _recycled(model, partitions)
+        return model, (tuple(partitions), (), _delete(fresh, transaction, predicate, partitions, recycled))
 
     committed = commit_model_change(handle, change, operation="truncate")
     names, dropped, deleted = committed.result
@@ -83,5 +89,17 @@ def _named_partitions(handle: DorisTable, names: tuple[str, ...]) -> Predicate:
     return union([partition_predicate(partitions, p) for p in chosen if p is not None])
 
 
-def _delete(handle: DorisTable, transaction: JavaObject, predicate: Predicate, names: tuple[str, ...]) -> int:
-    return stage_partition_delete(handle, transaction, predicate, operation=TRUNCATE_OPERATION, partitions=",".join(names))
+def _recycled(model: DorisTableModel, names: tuple[str, ...]) -> tuple[Partition, ...]:
+    """The named formal partitions (names compared as Doris does, case-insensitively), each once, in
+    the table's order."""
+    wanted = {n.lower() for n in names}
+    return tuple(p for p in model.partitions.formal if p.name.lower() in wanted) if model.partitions is not None else ()
+
+
+def _delete(
+    handle: DorisTable, transaction: JavaObject, predicate: Predicate, names: tuple[str, ...], recycled: tuple[Partition, ...]
+) -> int:
+    extra = recycle_summary(handle.model.partitions, recycled) if handle.model.partitions is not None else {}
+    return stage_partition_delete(
+        handle, transaction, predicate, operation=TRUNCATE_OPERATION, partitions=",".join(names), summary_extra=extra
+    )

@@ -21,7 +21,9 @@ class CleanupProcedure(Procedure):
     details = (
         "older_than is a timestamp ('2024-05-01 00:00:00', a date, or an expression such as "
         "current_timestamp() - INTERVAL 7 DAYS); default 24 hours ago. Time travel to expired "
-        "snapshots is no longer possible afterwards. Use a recent older_than only when no write is running."
+        "snapshots is no longer possible afterwards. Use a recent older_than only when no write is running. "
+        "Snapshots the recycle bin still needs (partitions dropped, truncated or overwritten less than "
+        "catalog_trash_expire_second ago) are kept whatever older_than says."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),

@@ -25,13 +25,16 @@ class DropPartitionProcedure(Procedure):
     summary = "Drops a partition (or temp partition) and its rows in one commit; time travel still sees them."
     details = (
         "Refused on tables with dynamic_partition.enable=true (as Doris). An unknown name is an error unless "
-        "if_exists => true. Dropping a formal partition removes its data files without rewriting any file."
+        "if_exists => true. Dropping a formal partition removes its data files without rewriting any file and puts "
+        "it into the recycle bin (recover_partition brings it back) unless force => true (Doris: DROP PARTITION "
+        "... FORCE)."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),
         Parameter("partition", STRING, required=True, description="Partition name."),
         Parameter("temporary", BOOLEAN, default=False, description="Drop a temporary partition."),
         Parameter("if_exists", BOOLEAN, default=False, description="No error when the partition does not exist."),
+        Parameter("force", BOOLEAN, default=False, description="Skip the recycle bin: the partition cannot be recovered."),
     )
     output = (
         OutputColumn("partition_name", "string"),
@@ -42,6 +45,8 @@ class DropPartitionProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        request = DropPartitionRequest(args["partition"], temporary=args["temporary"], if_exists=args["if_exists"])
+        request = DropPartitionRequest(
+            args["partition"], temporary=args["temporary"], if_exists=args["if_exists"], force=args["force"]
+        )
         result = operations.drop_partition(spark, args["table"], request)
         return [(result.partition_name, result.is_temp, result.dropped, result.snapshot_id, result.deleted_rows)]

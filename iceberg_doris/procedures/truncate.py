@@ -23,12 +23,15 @@ class TruncateProcedure(Procedure):
         "Doris TRUNCATE TABLE. partitions => NULL empties the whole table and drops all its temporary partitions "
         "(as Doris; they cannot be recovered); named formal partitions leave temp partitions alone. An "
         "unpartitioned table's one partition is named after the table. temporary => true (Doris TEMPORARY "
-        "PARTITION) is refused: temp partitions cannot be truncated. Time travel reads the rows until cleanup."
+        "PARTITION) is refused: temp partitions cannot be truncated. Time travel reads the rows until cleanup. The "
+        "emptied formal partitions' old contents go into the recycle bin (recover_partition, after dropping the "
+        "emptied partition with force => true) unless force => true (Doris: TRUNCATE ... FORCE)."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),
         Parameter("partitions", STRING_ARRAY, description="Formal partitions to empty (default: the whole table)."),
         Parameter("temporary", BOOLEAN, default=False, description="Doris's TEMPORARY PARTITION: refused."),
+        Parameter("force", BOOLEAN, default=False, description="Skip the recycle bin: the old rows cannot be recovered."),
     )
     output = (
         OutputColumn("partitions", "string", "The partitions emptied, comma-separated (NULL: unpartitioned table)."),
@@ -39,6 +42,8 @@ class TruncateProcedure(Procedure):
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
         partitions = args["partitions"]
-        request = TruncateRequest(tuple(partitions) if partitions is not None else None, temporary=args["temporary"])
+        request = TruncateRequest(
+            tuple(partitions) if partitions is not None else None, temporary=args["temporary"], force=args["force"]
+        )
         r = operations.truncate(spark, args["table"], request)
         return [(",".join(r.partitions) or None, ",".join(r.dropped_temp_partitions) or None, r.deleted_rows, r.snapshot_id)]

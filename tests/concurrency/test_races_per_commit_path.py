@@ -491,7 +491,8 @@ def test_recover_partition_rechecks_after_a_partition_added_while_it_waited(spar
         with pytest.raises(PartitionError) as raised:
             doris.recover_partition(spark, table=table, partition="p0")
     assert str(raised.value) == (
-        "Can not recover partition[p0]. Partition item conflict. It overlaps partition q0; drop that partition first"
+        "Can not recover partition[p0]. Partition item conflict. It overlaps partition q0; drop that partition first "
+        "(force => true keeps it out of the recycle bin)"
     )
     assert main_snapshot(spark, table) == before  # neither the add (metadata only) nor the recovery made a snapshot
     assert rows(spark, table) == [(11, "c")]

@@ -31,8 +31,9 @@ from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions
 from iceberg_doris.operations.requests import LoadRequest, OverwriteMode
 from iceberg_doris.operations.tables import DorisTable, reopen
+from iceberg_doris.operations.recycle_bin import recycle_summary
 from iceberg_doris.operations.temp_partitions import branch_name
-from iceberg_doris.partitioning import PartitionSet
+from iceberg_doris.partitioning import Partition, PartitionSet
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate, union
 
@@ -115,8 +116,11 @@ def publish_rows(
         if request.overwrite is None:
             stage_append(transaction, added.data_files, summary=commit.summary())
             return
+        before = reopen(handle, table).model.partitions  # as the overwrite found them: new auto partitions held nothing
         removed = overwritten_files(fresh, fresh.model.partitions, request, commit.touched)
         summary = commit.summary() | {snapshot_summary.OVERWRITTEN_PARTITIONS: overwritten_text(request, commit.touched)}
+        if before is not None:  # the replaced partitions' old contents go into the recycle bin
+            summary |= recycle_summary(before, overwritten_partitions(before, request, commit.touched))
         if not removed.data_files and not added.data_files:
             stage_append(transaction, [], summary={k: summary[k] for k in (snapshot_summary.LABEL, snapshot_summary.OPERATION)})
         else:
@@ -189,6 +193,14 @@ def publish_keyed(
         return committed, deleted
     finally:
         load.close()
+
+
+def overwritten_partitions(partitions: PartitionSet, request: LoadRequest, touched: list[str]) -> list[Partition]:
+    """The formal partitions an overwrite replaces."""
+    if request.overwrite is OverwriteMode.ALL:
+        return list(partitions.formal)
+    names = {n.lower() for n in (request.partitions if request.overwrite is OverwriteMode.NAMED else touched) or []}
+    return [p for p in partitions.formal if p.name.lower() in names]
 
 
 def overwritten_files(fresh: DorisTable, partitions: PartitionSet | None, request: LoadRequest, touched: list[str]) -> FileSet:

@@ -10,7 +10,10 @@ from tests.procedures.by_procedure import call, not_partitioned, partition_names
 
 pytestmark = pytest.mark.spark
 
-SIGNATURE = "doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false)"
+SIGNATURE = (
+    "doris.drop_partition(table string, partition string, temporary boolean = false, if_exists boolean = false, "
+    "force boolean = false)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +68,8 @@ def test_invalid_arguments(spark, table):
     assert sql_error(spark, f"CALL doris.drop_partition('{table}', 'p2', 'maybe')") == (
         "Wrong arg type for temporary: cannot cast string to boolean"
     )
-    assert sql_error(spark, f"CALL doris.drop_partition(table => '{table}', partition => 'p2', force => true)") == (
-        f"Unknown argument: force. Usage: {SIGNATURE}"
+    assert sql_error(spark, f"CALL doris.drop_partition(table => '{table}', partition => 'p2', purge => true)") == (
+        f"Unknown argument: purge. Usage: {SIGNATURE}"
     )
     assert sql_error(spark, f"CALL doris.drop_partition(table => '{table}')") == (
         f"Missing required parameters: [partition]. Usage: {SIGNATURE}"

@@ -11,7 +11,7 @@ from tests.support import duckdb_reader
 
 pytestmark = pytest.mark.spark
 
-SIGNATURE = "doris.recover_partition(table string, partition string, new_name string = NULL)"
+SIGNATURE = "doris.recover_partition(table string, partition string, new_name string = NULL, partition_id bigint = NULL)"
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_named_arguments(spark, table):
     # Once recovered, that drop is spent: recovering p2 again finds nothing.
     with pytest.raises(PartitionError) as raised:
         doris.recover_partition(spark, table=table, partition="p2")
-    assert str(raised.value).startswith(f"No partition named 'p2' in recycle bin that belongs to table 'u'")
+    assert str(raised.value).startswith("No partition named 'p2' or partition id '-1' in table u: ")
 
 
 def test_invalid_state(spark, ns, table):
@@ -69,16 +69,19 @@ def test_invalid_state(spark, ns, table):
     before = snapshot_count(spark, table), partition_names(spark, table)
     cases = [
         (dict(table=table, partition="p0"),
-         "partition[p0] already exist in table[u]: drop or rename it first, or recover this one under another name "
-         "(new_name => ...)"),
+         "partition[p0] already exist in table[u]: drop it first (force => true keeps it out of the recycle bin), "
+         "rename it, or recover this one under another name (new_name => ...)"),
         (dict(table=table, partition="p1"),
-         "Can not recover partition[p1]. Partition item conflict. It overlaps partition p1x; drop that partition first"),
+         "Can not recover partition[p1]. Partition item conflict. It overlaps partition p1x; drop that partition first "
+         "(force => true keeps it out of the recycle bin)"),
         (dict(table=table, partition="never"),
-         "No partition named 'never' in recycle bin that belongs to table 'u': no drop of it is left in the table's "
-         "history (doris.cleanup expires dropped partitions with their snapshots)"),
+         "No partition named 'never' or partition id '-1' in table u: the recycle bin keeps the partitions "
+         "drop_partition, truncate (both without force) and insert_overwrite emptied for catalog_trash_expire_second "
+         "(86400) seconds, while their snapshot is on the table's history"),
         (dict(table=f"{ns}.flat", partition="flat"),
-         "No partition named 'flat' in recycle bin that belongs to table 'flat': no drop of it is left in the "
-         "table's history (doris.cleanup expires dropped partitions with their snapshots)"),
+         "No partition named 'flat' or partition id '-1' in table flat: the recycle bin keeps the partitions "
+         "drop_partition, truncate (both without force) and insert_overwrite emptied for catalog_trash_expire_second "
+         "(86400) seconds, while their snapshot is on the table's history"),
     ]
     for arguments, message in cases:
         with pytest.raises(PartitionError) as raised:
@@ -103,7 +106,7 @@ def test_invalid_arguments(spark, table):
     )
 
 
-def test_cleanup_empties_the_recycle_bin(spark, ns):
+def test_cleanup_empties_the_recycle_bin_once_entries_expire(spark, ns):
     table = f"{ns}.expiring"
     doris.create_table(
         spark,
@@ -113,9 +116,10 @@ def test_cleanup_empties_the_recycle_bin(spark, ns):
     )
     doris.load(spark, table=table, query="SELECT * FROM VALUES (1), (11) AS t(k)")
     doris.drop_partition(spark, table=table, partition="p0")
+    doris.set_properties(spark, table=table, properties={"catalog_trash_expire_second": "0"})
     doris.load(spark, table=table, query="SELECT * FROM VALUES (12) AS t(k)")  # the drop is no longer the head
     doris.cleanup(spark, table=table, older_than="2999-01-01 00:00:00", retain_last=1)
     with pytest.raises(PartitionError) as raised:
         doris.recover_partition(spark, table=table, partition="p0")
-    assert str(raised.value).startswith("No partition named 'p0' in recycle bin that belongs to table 'expiring'")
+    assert str(raised.value).startswith("No partition named 'p0' or partition id '-1' in table expiring: ")
     assert partition_names(spark, table) == ["p1"]

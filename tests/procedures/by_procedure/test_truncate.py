@@ -11,7 +11,7 @@ from tests.support import duckdb_reader
 
 pytestmark = pytest.mark.spark
 
-SIGNATURE = "doris.truncate(table string, partitions array<string> = NULL, temporary boolean = false)"
+SIGNATURE = "doris.truncate(table string, partitions array<string> = NULL, temporary boolean = false, force boolean = false)"
 
 
 def make(spark, table: str) -> str:
