@@ -35,7 +35,6 @@ _QUERY = textwrap.dedent(
     """
     import sys
     import iceberg_doris
-    from iceberg_doris import doris
     from tests.streaming.test_kill_and_restart import run_query
 
     spark = iceberg_doris.session(home=sys.argv[1])
