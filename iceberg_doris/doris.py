@@ -4,6 +4,9 @@ The functions take the same named arguments as the SQL form (keyword-only) and r
 rows, as a list of :class:`pyspark.sql.Row`. Errors are raised as :mod:`iceberg_doris.errors`
 exceptions. ``help(doris.<name>)`` shows the parameters.
 
+Beside them, Python-only: ``doris.stream_to(table, ...)``, a Structured Streaming sink
+(``df.writeStream.foreachBatch(doris.stream_to(...))``) that loads each micro-batch exactly once.
+
 Example:
     >>> from iceberg_doris import doris
     >>> rows = doris.help(spark, procedure="help")               # doctest: +SKIP
@@ -22,6 +25,7 @@ from iceberg_doris import procedures as _procedures
 from iceberg_doris.procedures.python_api import call_procedure as _call
 from iceberg_doris.procedures.python_api import entry_point as _entry_point
 from iceberg_doris.procedures.python_api import procedure_function as _procedure
+from iceberg_doris.streaming import stream_to
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -52,6 +56,7 @@ __all__ = [
     "show_partitions",
     "swap_temp_partition",
     "truncate",
+    "stream_to",
 ]
 
 

@@ -63,6 +63,11 @@ class LoadError(DorisError):
     """A load was refused or failed; nothing was committed."""
 
 
+class BatchAlreadyCommittedError(LoadError):
+    """A stream's micro-batch was committed to the table before (a replay after a restart);
+    nothing was committed again. The streaming sink skips such a batch."""
+
+
 class CommitConflictError(DorisError):
     """A concurrent commit changed what this operation read; nothing was committed. Retry it."""
 

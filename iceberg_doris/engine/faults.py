@@ -23,7 +23,9 @@ Point names are ``<operation>.<phase>``, the operation being the procedure's nam
   commit made by :func:`iceberg_doris.engine.commit.commit_atomically` (``load``,
   ``insert_overwrite``, ``compact``, ``add_partition``, ``drop_partition``,
   ``swap_temp_partition``, ``replace_partition``, ``set_properties``,
-  ``run_dynamic_partitions``), and for ``create_table``.
+  ``run_dynamic_partitions``), and for ``create_table``;
+- ``stream.batch-committed.<db.tbl>.<batch id>``: a stream's micro-batch committed to a table
+  (``doris.stream_to``), before Spark's checkpoint records the batch.
 """
 
 from __future__ import annotations

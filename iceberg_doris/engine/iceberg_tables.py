@@ -7,6 +7,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -207,6 +208,15 @@ def stage_model(transaction: JavaObject, current: dict[str, str], model: DorisTa
             update.set(key, value)
     for key in stale_keys(current, wanted):
         update.remove(key)
+    update.commit()
+
+
+def stage_properties(transaction: JavaObject, values: Mapping[str, str]) -> None:
+    """Stages setting these table properties on a transaction (only these: the others are left as
+    the metadata the transaction commits on holds them)."""
+    update = transaction.updateProperties()
+    for key, value in values.items():
+        update.set(key, value)
     update.commit()
 
 

@@ -41,6 +41,17 @@ class LoadOrigin:
 
 
 @dataclass(frozen=True)
+class StreamBatch:
+    """One micro-batch of a stream (``doris.stream_to``): which stream, which batch (Spark's batch
+    id, increasing), and the streaming query it came from (None: not from a streaming query).
+    Loaded once per table: the commit records it (:mod:`iceberg_doris.table_model.stream_marks`)."""
+
+    stream: str
+    batch_id: int
+    query_id: str | None = None
+
+
+@dataclass(frozen=True)
 class LoadRequest:
     """A load (``doris.load``) or an INSERT OVERWRITE (``doris.insert_overwrite``): where the rows
     come from, how they map, and where they go. Give one of ``source`` (a table or view name, or a
@@ -66,6 +77,7 @@ class LoadRequest:
     overwrite: OverwriteMode | None = None  # None: the rows are added
     auto_create: bool = True  # auto-partition tables create the partitions rows need
     origin: LoadOrigin = LoadOrigin()
+    stream_batch: StreamBatch | None = None  # a stream's micro-batch: skipped if committed before
 
     def __post_init__(self) -> None:
         # Modes are enums from Python; strings are bound into them only at the procedure boundary.
@@ -95,6 +107,19 @@ class LoadResult:
     elapsed_ms: int
     error_rows_path: str | None
     snapshot_ids: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StreamBatchResult:
+    """What one micro-batch of a stream did to a table: ``load`` is its load's result, or None when
+    the batch was skipped (it was committed before: a replay)."""
+
+    batch: StreamBatch
+    load: LoadResult | None
+
+    @property
+    def skipped(self) -> bool:
+        return self.load is None
 
 
 @dataclass(frozen=True)

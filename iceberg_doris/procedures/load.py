@@ -75,29 +75,34 @@ class LoadProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        overwrite = None
-        if args["overwrite"]:
-            overwrite = OverwriteMode.NAMED if args["partitions"] else OverwriteMode.TOUCHED
-        request = LoadRequest(
-            source=args["source"],
-            query=args["query"],
-            path=_tuple(args["path"]),
-            format=args["format"],
-            format_options=args["format_options"],
-            columns=args["columns"],
-            where=args["where"],
-            partitions=_tuple(args["partitions"]),
-            temporary_partitions=_tuple(args["temporary_partitions"]),
-            label=args["label"],
-            max_filter_ratio=args["max_filter_ratio"],
-            strict_mode=args["strict_mode"],
-            merge_type=args["merge_type"],
-            delete_on=args["delete_on"],
-            sequence_col=args["sequence_col"],
-            partial_columns=args["partial_columns"],
-            overwrite=overwrite,
-        )
-        return [load_row(operations.load(spark, args["table"], request))]
+        return [load_row(operations.load(spark, args["table"], load_request(args)))]
+
+
+def load_request(args: Arguments) -> LoadRequest:
+    """The load the bound arguments of ``doris.load`` ask for (also the per-batch load of
+    ``doris.stream_to``, whose options bind as ``doris.load``'s)."""
+    overwrite = None
+    if args["overwrite"]:
+        overwrite = OverwriteMode.NAMED if args["partitions"] else OverwriteMode.TOUCHED
+    return LoadRequest(
+        source=args["source"],
+        query=args["query"],
+        path=_tuple(args["path"]),
+        format=args["format"],
+        format_options=args["format_options"],
+        columns=args["columns"],
+        where=args["where"],
+        partitions=_tuple(args["partitions"]),
+        temporary_partitions=_tuple(args["temporary_partitions"]),
+        label=args["label"],
+        max_filter_ratio=args["max_filter_ratio"],
+        strict_mode=args["strict_mode"],
+        merge_type=args["merge_type"],
+        delete_on=args["delete_on"],
+        sequence_col=args["sequence_col"],
+        partial_columns=args["partial_columns"],
+        overwrite=overwrite,
+    )
 
 
 def load_row(result: LoadResult) -> tuple[Any, ...]:

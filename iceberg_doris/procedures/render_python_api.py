@@ -25,11 +25,17 @@ TARGET = Path(__file__).resolve().parents[1] / "doris.py"
 COMMAND = "python -m iceberg_doris.procedures.render_python_api"
 LINE = 120
 
-HEADER = f'''"""Every ``CALL doris.<name>(...)`` procedure as a Python function ``doris.<name>(spark, ...)``.
+# Python-only functions doris.py re-exports beside the procedures (module, name): one import for users.
+EXTRAS = (("iceberg_doris.streaming", "stream_to"),)
+
+HEADER = '''"""Every ``CALL doris.<name>(...)`` procedure as a Python function ``doris.<name>(spark, ...)``.
 
 The functions take the same named arguments as the SQL form (keyword-only) and return the same
 rows, as a list of :class:`pyspark.sql.Row`. Errors are raised as :mod:`iceberg_doris.errors`
 exceptions. ``help(doris.<name>)`` shows the parameters.
+
+Beside them, Python-only: ``doris.stream_to(table, ...)``, a Structured Streaming sink
+(``df.writeStream.foreachBatch(doris.stream_to(...))``) that loads each micro-batch exactly once.
 
 Example:
     >>> from iceberg_doris import doris
@@ -37,7 +43,7 @@ Example:
     >>> rows[0].procedure                                         # doctest: +SKIP
     'help'
 
-Written by ``{COMMAND}`` from the procedure registry
+Written by ``{command}`` from the procedure registry
 (:mod:`iceberg_doris.procedures.registry`): do not edit by hand.
 """
 
@@ -49,7 +55,7 @@ from iceberg_doris import procedures as _procedures
 from iceberg_doris.procedures.python_api import call_procedure as _call
 from iceberg_doris.procedures.python_api import entry_point as _entry_point
 from iceberg_doris.procedures.python_api import procedure_function as _procedure
-
+{extras}
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Callable, Mapping, Sequence
@@ -85,9 +91,11 @@ def own_procedures() -> list[type[Procedure]]:
 def render() -> str:
     """The text ``doris.py`` must have."""
     procedures = own_procedures()
-    names = "".join(f'    "{p.name}",\n' for p in procedures)
+    names = "".join(f'    "{name}",\n' for name in [p.name for p in procedures] + [name for _, name in EXTRAS])
     functions = "".join(render_function(p) for p in procedures)
-    return f"{HEADER}\n__all__ = [\n{names}]\n{functions}{FOOTER}"
+    extras = "".join(f"from {module} import {name}\n" for module, name in EXTRAS)
+    header = HEADER.format(command=COMMAND, extras=extras)
+    return f"{header}\n__all__ = [\n{names}]\n{functions}{FOOTER}"
 
 
 def render_function(procedure: type[Procedure]) -> str:

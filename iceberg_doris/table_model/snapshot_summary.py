@@ -27,3 +27,5 @@ CARRIED_DELETES = "doris.carried-deletes"  # rows a compaction deleted in its ne
 KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys
 ROWID_MAP = "doris.rowid-map"  # a compaction's rowid mapping folder, kept for loads that looked up before it (engine.compaction.rowid_map)
 PAST_COMPACTIONS = "doris.past-compactions"  # compactions a keyed load's deletes were converted through instead of a second lookup
+STREAM = "doris.stream"  # the stream (doris.stream_to) whose micro-batch a load committed
+STREAM_BATCH = "doris.stream-batch"  # that micro-batch's id (Spark's batch id)

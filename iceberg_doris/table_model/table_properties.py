@@ -34,6 +34,8 @@ UNPARTITIONED_TEMP = "doris.temp-partitions"
 # name -> Iceberg field id of each model column when the model was last written (see column_renames).
 COLUMN_IDS = "doris.column-ids"
 DORIS_PROPERTY_PREFIX = "doris.property."
+# doris.stream.<stream> -> the stream's last committed micro-batch (table_model.stream_marks).
+STREAM_PREFIX = "doris.stream."
 
 
 def model_to_properties(model: DorisTableModel) -> dict[str, str]:
@@ -121,9 +123,18 @@ def model_from_properties(properties: Mapping[str, str], schema_columns: list[Co
     )
 
 
+# Every key model_to_properties writes (besides doris.property.*): the only ones a new model removes.
+MODEL_KEYS = frozenset({
+    MODEL_VERSION, KEYS_MODEL, KEY_COLUMNS, COLUMNS, MERGE_ON_WRITE, SEQUENCE_COL, SEQUENCE_TYPE, PARTITIONS,
+    AUTO_PARTITION, DISTRIBUTION, UNPARTITIONED_TEMP, COLUMN_IDS,
+})
+
+
 def stale_keys(current: Mapping[str, str], wanted: Mapping[str, str]) -> list[str]:
-    """``doris.*`` keys present on the table that the new model no longer has."""
-    return [k for k in current if k.startswith(PREFIX) and k not in wanted]
+    """The model's keys present on the table that the new model no longer has. Other ``doris.*``
+    keys are not the model's and stay: settings users set (``doris.compaction.*``,
+    ``doris.tombstone-retention-hours``) and the streams' marks (``doris.stream.*``)."""
+    return [k for k in current if (k in MODEL_KEYS or k.startswith(DORIS_PROPERTY_PREFIX)) and k not in wanted]
 
 
 def _column_json(column: ColumnModel) -> dict[str, object]:

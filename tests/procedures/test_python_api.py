@@ -18,7 +18,7 @@ from iceberg_doris.errors import ProcedureArgumentError
 from iceberg_doris.procedures.parameter_types import BIGINT, STRING
 from iceberg_doris.procedures.python_api import entry_point, python_annotation, python_default, python_docstring
 from iceberg_doris.procedures.registry import OutputColumn, Parameter, Procedure
-from iceberg_doris.procedures.render_python_api import COMMAND, main, own_procedures, render
+from iceberg_doris.procedures.render_python_api import COMMAND, EXTRAS, main, own_procedures, render
 
 SOURCE = Path(doris.__file__)
 PROCEDURES = own_procedures()
@@ -33,8 +33,16 @@ def test_the_functions_are_written_in_the_source():
     tree = ast.parse(SOURCE.read_text())
     written = [node.name for node in tree.body if isinstance(node, ast.FunctionDef) and not node.name.startswith("__")]
     assert written == [p.name for p in PROCEDURES]
-    assert doris.__all__ == written
+    assert doris.__all__ == written + [name for _, name in EXTRAS]
     assert len(PROCEDURES) >= 20  # the registry was read, not an empty one
+
+
+def test_the_python_only_functions_are_re_exported():
+    from iceberg_doris.streaming import stream_to
+
+    assert ("iceberg_doris.streaming", "stream_to") in EXTRAS
+    assert doris.stream_to is stream_to
+    assert "stream_to" in dir(doris)
 
 
 @pytest.mark.parametrize("procedure", PROCEDURES, ids=lambda p: p.name)

@@ -29,6 +29,7 @@ from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.operations import progress
 from iceberg_doris.operations.load.checks import (
+    check_batch_new,
     check_keys_supplied,
     check_label_unused,
     check_load_request,
@@ -69,6 +70,8 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     started = time.monotonic()
     check_load_request(handle, request)
     label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
+    if request.stream_batch is not None:
+        check_batch_new(handle, request.stream_batch)  # a replay is skipped before its rows are read
     check_label_unused(handle, handle.table, label)
     operation, table_name = request.operation, handle.name.qualified
     reading = progress.start(operation, table_name, "read")

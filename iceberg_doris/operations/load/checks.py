@@ -10,13 +10,14 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
 from iceberg_doris.engine.name_rules import shown
-from iceberg_doris.errors import LoadError, ProcedureArgumentError
+from iceberg_doris.errors import BatchAlreadyCommittedError, LoadError, ProcedureArgumentError
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.load.negative import check_negative_allowed
-from iceberg_doris.operations.requests import LoadRequest, MergeType
+from iceberg_doris.operations.requests import LoadRequest, MergeType, StreamBatch
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, snapshot_summary
+from iceberg_doris.table_model.stream_marks import StreamMark, mark_key, read_mark
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -125,6 +126,28 @@ def check_label_unused(handle: DorisTable, table: JavaObject, label: str) -> Non
             f"Label [{label}] has already been used on {handle.name.qualified} (snapshot {snapshot_id}); "
             "a label loads once: choose a new one"
         )
+
+
+def check_batch_new(handle: DorisTable, batch: StreamBatch) -> StreamMark:
+    """A stream's micro-batch loads once per table: refused (BatchAlreadyCommittedError) when the
+    stream's mark on the table is this batch or a later one; checked before the load reads its
+    rows and again inside the commit, on the table it commits to. Returns the mark to commit.
+
+    A named stream belongs to one streaming query: a batch from another query (a new checkpoint
+    reusing the name) would be skipped for the old query's batches, so it is refused."""
+    mark = read_mark(batch.stream, handle.property(mark_key(batch.stream)))
+    if mark is not None and batch.query_id and mark.query_id and mark.query_id != batch.query_id:
+        raise LoadError(
+            f"Stream {shown(batch.stream)} on {handle.name.qualified} belongs to streaming query {mark.query_id} (its "
+            f"last committed batch is {mark.batch_id}); this is query {batch.query_id}, a different checkpoint. "
+            "Give this stream another name (stream_to(..., name=...)), or restart the old query from its checkpoint"
+        )
+    if mark is not None and batch.batch_id <= mark.batch_id:
+        raise BatchAlreadyCommittedError(
+            f"Batch {batch.batch_id} of stream {shown(batch.stream)} was committed to {handle.name.qualified} before "
+            f"(the stream's last committed batch is {mark.batch_id}): a replay, skipped"
+        )
+    return StreamMark(batch.batch_id, batch.query_id)
 
 
 def target_column(column: ColumnModel) -> TargetColumn:

@@ -16,7 +16,7 @@ from iceberg_doris.engine.commit import Committed, commit_atomically
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_append, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.iceberg_tables import stage_model
+from iceberg_doris.engine.iceberg_tables import stage_model, stage_properties
 from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
@@ -27,7 +27,7 @@ from iceberg_doris.merge_on_write.lookup import touched_predicate
 from iceberg_doris.merge_on_write.plan import KeyedLoadShape, overwrite_rows
 from iceberg_doris.operations import progress
 from iceberg_doris.operations import unpartitioned_temp
-from iceberg_doris.operations.load.checks import check_label_unused
+from iceberg_doris.operations.load.checks import check_batch_new, check_label_unused
 from iceberg_doris.operations.load.routing import PARTITION_COLUMN, RoutedRows, merge_partitions
 from iceberg_doris.operations.requests import LoadRequest, OverwriteMode
 from iceberg_doris.operations.tables import DorisTable, reopen
@@ -36,6 +36,7 @@ from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.partitioning import Partition, PartitionSet
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import partition_predicate, union
+from iceberg_doris.table_model.stream_marks import mark_key
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -53,19 +54,27 @@ class LoadCommit:
 
     def summary(self) -> dict[str, str]:
         loaded, filtered, unselected = self.counts
-        return {
+        summary = {
             snapshot_summary.LABEL: self.label,
             snapshot_summary.OPERATION: self.request.operation,
             snapshot_summary.LOADED_ROWS: str(loaded),
             snapshot_summary.FILTERED_ROWS: str(filtered),
             snapshot_summary.UNSELECTED_ROWS: str(unselected),
         }
+        batch = self.request.stream_batch
+        if batch is not None:
+            summary |= {snapshot_summary.STREAM: batch.stream, snapshot_summary.STREAM_BATCH: str(batch.batch_id)}
+        return summary
 
 
 def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: JavaObject, commit: LoadCommit) -> DorisTable:
-    """Checks the label on the table the commit builds on and stages the load's new partitions;
-    returns the table reopened as committed to."""
+    """Checks the label (and a stream's batch) on the table the commit builds on and stages the
+    load's new partitions (and the stream's new mark); returns the table reopened as committed to."""
     fresh = reopen(handle, table)
+    if commit.request.stream_batch is not None:
+        # In the same commit as the rows: a replay of this batch finds the mark whatever happens after.
+        mark = check_batch_new(fresh, commit.request.stream_batch)
+        stage_properties(transaction, {mark_key(commit.request.stream_batch.stream): mark.text()})
     check_label_unused(handle, table, commit.label)
     if commit.routed.partitions is None and commit.routed.temporary:
         unpartitioned_temp.check_still_there(fresh, list(commit.request.temporary_partitions or ()))
@@ -122,7 +131,8 @@ def publish_rows(
         if before is not None:  # the replaced partitions' old contents go into the recycle bin
             summary |= recycle_summary(before, overwritten_partitions(before, request, commit.touched))
         if not removed.data_files and not added.data_files:
-            stage_append(transaction, [], summary={k: summary[k] for k in (snapshot_summary.LABEL, snapshot_summary.OPERATION)})
+            kept = (snapshot_summary.LABEL, snapshot_summary.OPERATION, snapshot_summary.STREAM, snapshot_summary.STREAM_BATCH)
+            stage_append(transaction, [], summary={k: summary[k] for k in kept if k in summary})
         else:
             stage_replacement(transaction, removed, added, summary=summary)
 
