@@ -34,7 +34,8 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[bool, int]]:
         if temporary and unpartitioned_temp.applies(fresh):
-            model = unpartitioned_temp.stage_drop(fresh, transaction, name, if_exists=request.if_exists)
+            stored = fresh.stored_partition_name(name, temporary=True)
+            model = unpartitioned_temp.stage_drop(fresh, transaction, stored, if_exists=request.if_exists)
             return (fresh.model, (False, 0)) if model is None else (model, (True, 0))
         partitions = fresh.require_partitions()
         if not temporary:
@@ -43,6 +44,7 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
         updated = partitions.drop_partition(name, temporary=temporary, if_exists=request.if_exists)
         if existing is None:
             return fresh.model, (False, 0)
+        name = existing.name  # as the partition spells it: Doris looks names up case-insensitively
         deleted = 0
         if temporary:
             temp_partitions.stage_drop(transaction, name)

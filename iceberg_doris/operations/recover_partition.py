@@ -36,7 +36,7 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
     partition, new_name = request.partition, request.new_name
     final = check_partition_name(new_name) if new_name else partition
 
-    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[str, int, int]]:
+    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[str, str, int, int]]:
         partitions = fresh.model.partitions
         if partitions is not None and partitions.has(final, temporary=False):
             raise PartitionError(
@@ -49,7 +49,10 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
                 f"No partition named '{partition}' in recycle bin that belongs to table '{fresh.name.name}': no drop "
                 "of it is left in the table's history (doris.cleanup expires dropped partitions with their snapshots)"
             )
-        definition: Partition = from_json(dropped.summary[snapshot_summary.DROPPED_PARTITION]).formal[0].with_name(final)
+        definition: Partition = from_json(dropped.summary[snapshot_summary.DROPPED_PARTITION]).formal[0]
+        # Without new_name the partition comes back as it was spelled (RECOVER PARTITION P1 finds p1).
+        name = new_name or definition.name
+        definition = definition.with_name(name)
         try:
             updated = partitions.add(definition)
         except PartitionError as conflict:
@@ -63,18 +66,18 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
         files = removed_files(fresh.table, dropped.snapshot_id)
         summary = {
             snapshot_summary.OPERATION: RECOVER_OPERATION,
-            snapshot_summary.PARTITIONS: final,
+            snapshot_summary.PARTITIONS: name,
             snapshot_summary.RECOVERED_FROM: str(dropped.snapshot_id),
         }
         if files.data_files or files.delete_files:
             stage_replacement(transaction, FileSet(), files, summary=summary)
         else:
             stage_append(transaction, [], summary=summary)  # the recovery is recorded all the same
-        return fresh.model.with_partitions(updated), (definition.range_text(), live_row_count(files), dropped.snapshot_id)
+        return fresh.model.with_partitions(updated), (name, definition.range_text(), live_row_count(files), dropped.snapshot_id)
 
     committed = commit_model_change(handle, change, operation="recover partition of")
-    text, rows, drop_snapshot = committed.result
-    return RecoverPartitionResult(final, text, rows, drop_snapshot, committed.snapshot_id())
+    recovered, text, rows, drop_snapshot = committed.result
+    return RecoverPartitionResult(recovered, text, rows, drop_snapshot, committed.snapshot_id())
 
 
 def _latest_drop(handle: DorisTable, partition: str) -> HistoricSnapshot | None:
@@ -86,7 +89,7 @@ def _latest_drop(handle: DorisTable, partition: str) -> HistoricSnapshot | None:
             recovered.add(summary[snapshot_summary.RECOVERED_FROM])
         if (
             summary.get(snapshot_summary.OPERATION) == DROP_OPERATION
-            and summary.get(snapshot_summary.PARTITIONS) == partition
+            and (summary.get(snapshot_summary.PARTITIONS) or "").lower() == partition.lower()  # case-insensitive, as Doris
             and snapshot_summary.DROPPED_PARTITION in summary
             and str(snapshot.snapshot_id) not in recovered
         ):

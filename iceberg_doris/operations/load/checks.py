@@ -3,6 +3,7 @@ messages; and what each table column accepts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,8 @@ from iceberg_doris.operations.load.negative import check_negative_allowed
 from iceberg_doris.operations.requests import LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, snapshot_summary
+
+_DATETIME = re.compile(r"DATETIME(?:V[12])?\s*(?:\(\s*(\d)\s*\))?")
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -36,8 +39,6 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
         raise LoadError("Excepted DELETE ON clause when merge type is MERGE.")
     if request.sequence_col and not (model.sequence_col or model.sequence_type):
         raise LoadError(f"There is no sequence column in the table {handle.name.name}")
-    if request.partial_columns and not model.merge_on_write:
-        raise LoadError("Only unique key merge on write support partial update")
     if request.partitions and request.temporary_partitions:
         raise ProcedureArgumentError("Give partitions or temporary_partitions, not both")
     if request.partitions and model.partitions is None:
@@ -144,4 +145,15 @@ def target_column(column: ColumnModel) -> TargetColumn:
         min_value=low,
         max_value=high,
         default=column.default,
+        datetime_scale=datetime_scale(doris),
     )
+
+
+def datetime_scale(doris_type: str) -> int | None:
+    """The declared fractional digits of a DATETIME[V2][(p)] column when fewer than Iceberg's six
+    (``DATETIME`` is 0, as in Doris); None for other types and for DATETIME(6)."""
+    found = _DATETIME.fullmatch(doris_type.strip().upper())
+    if found is None:
+        return None
+    scale = int(found.group(1) or 0)
+    return scale if scale < 6 else None
