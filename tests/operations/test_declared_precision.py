@@ -81,12 +81,6 @@ def test_dataframe_load_and_insert_overwrite_round(spark, namespace, py_catalog)
     assert readers_agree(spark, py_catalog, table) == [(7, T(2024, 5, 5, 10), T(2024, 5, 5, 10), None)]
 
 
-def test_spark_insert_into_rounds(spark, namespace, py_catalog):
-    table = _table(spark, f"{namespace}.prec_insert")
-    spark.sql(f"INSERT INTO {table} VALUES (1, TIMESTAMP_NTZ'2024-01-01 12:12:12.7', TIMESTAMP_NTZ'2024-01-01 12:12:12.9996', NULL)")
-    assert readers_agree(spark, py_catalog, table) == [(1, T(2024, 1, 1, 12, 12, 13), T(2024, 1, 1, 12, 12, 13), None)]
-
-
 def test_aggregate_max_min_replace_keep_the_rounded_value(spark, namespace, py_catalog):
     table = f"{namespace}.prec_agg"
     doris.create_table(

@@ -58,3 +58,18 @@ def test_too_many_filtered_rows_fails_and_commits_nothing(spark, namespace, py_c
     assert readers_agree(spark, py_catalog, table) == [
         (1, "kevin", 18, "shenzhen", 400, dt.datetime(2023, 7, 1, 12, 0, 0)),
     ]
+
+
+def test_a_new_key_without_a_value_for_a_not_null_column_fails_with_doris_message(spark, namespace):
+    table = f"{namespace}.unmentioned"
+    doris.create_table(spark, ddl=(
+        f"CREATE TABLE {table} (k INT NOT NULL, c1 INT, c2 INT NOT NULL) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
+    ))
+    before = snapshot_count(spark, table)
+    with pytest.raises(LoadError) as refused:
+        doris.load(spark, table=table, query="SELECT 1 AS k, 1 AS c1", partial_columns=True)
+    assert str(refused.value) == (
+        "the unmentioned column `c2` should have default value or be nullable for newly inserted rows in non-strict "
+        "mode partial update; supply the column, or give it a default value"
+    )
+    assert snapshot_count(spark, table) == before
