@@ -44,20 +44,20 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
         updated = partitions.drop_partition(name, temporary=temporary, if_exists=request.if_exists)
         if existing is None:
             return fresh.model, (False, 0)
-        name = existing.name  # as the partition spells it: Doris looks names up case-insensitively
+        stored = existing.name  # as the partition spells it: Doris looks names up case-insensitively
         deleted = 0
         if temporary:
-            temp_partitions.stage_drop(transaction, name)
+            temp_partitions.stage_drop(transaction, stored)
         else:
             predicate = partition_predicate(partitions, existing)
             # The definition rides in the drop's snapshot: recover_partition reads it back from there.
             definition = {snapshot_summary.DROPPED_PARTITION: to_json(partitions.with_partitions(formal=[existing], temp=[]))}
             deleted = stage_partition_delete(
-                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=name, summary_extra=definition
+                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=stored, summary_extra=definition
             )
             if committed_head(transaction) is None:  # nothing to delete, but keep it recoverable
                 stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
-                                                       snapshot_summary.PARTITIONS: name, **definition})
+                                                       snapshot_summary.PARTITIONS: stored, **definition})
         return partitions_after(fresh, updated), (True, deleted)
 
     committed = commit_model_change(handle, change, operation="drop partition of")
