@@ -50,8 +50,8 @@ SPARK_TO_DORIS = {
     "FLOAT": "FLOAT",
     "DOUBLE": "DOUBLE",
     "DATE": "DATE",
-    "TIMESTAMP_NTZ": "DATETIME",
-    "TIMESTAMP": "DATETIME",
+    "TIMESTAMP_NTZ": "DATETIME(6)",  # Iceberg keeps microseconds: a plain table's timestamps are not rounded
+    "TIMESTAMP": "DATETIME(6)",
     "STRING": "STRING",
     "BINARY": "STRING",
 }

@@ -106,6 +106,7 @@ class TargetColumn:
     min_value: int | None = None  # TINYINT/SMALLINT/LARGEINT ranges differing from the Spark type's
     max_value: int | None = None
     default: str | None = None  # literal default for absent columns ("CURRENT_TIMESTAMP" allowed)
+    datetime_scale: int | None = None  # DATETIME(p) with p < 6: values are rounded to p fractional digits
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,8 @@ def prepare_rows(
                 reasons.append(reason)
         else:
             value = defaults[index]
+        if target.datetime_scale is not None:
+            value = rounded_datetime(value, target.datetime_scale)
         values.append(value.alias(target.name))
     reason_column = F.coalesce(*reasons) if reasons else F.lit(None).cast("string")
     checked = _select(
@@ -338,8 +341,9 @@ def check_partial_names(frame: "DataFrame", targets: list[TargetColumn]) -> None
     data = [name for name in frame.columns if name != MALFORMED_COLUMN]
     if source_info(frame) is None and _names_none(data, targets):
         raise LoadError(
-            f"Partial update needs the columns it updates named: the source's columns ({', '.join(data)}) are none of "
-            f"the table's ({', '.join(t.name for t in targets)}); name them (SELECT 1 AS k, ...) or give a columns mapping"
+            "You must explicitly specify the columns to be updated when updating partial columns using the INSERT "
+            f"statement. The source's columns ({', '.join(data)}) are none of the table's "
+            f"({', '.join(t.name for t in targets)}): name them (SELECT 1 AS k, ...) or give a columns mapping"
         )
 
 
@@ -583,6 +587,24 @@ def _shown(value: "Column", value_type: Any) -> "Column":
         text = value.cast("string")
     clipped = F.when(F.length(text) > _SHOWN_CHARS, F.concat(F.substring(text, 1, _SHOWN_CHARS), F.lit("...")))
     return F.concat(F.lit("'"), clipped.otherwise(text), F.lit("'"))
+
+
+# ------------------------------------------------------------------------------ declared precision
+def rounded_datetime(value: "Column", scale: int) -> "Column":
+    """``value`` (a TIMESTAMP_NTZ) rounded half up to ``scale`` fractional digits, as Doris stores a
+    DATETIME(p) value (``12:12:12.1235`` is ``12:12:12.124`` in DATETIME(3), ``12:12:12.5`` is
+    ``12:12:13`` in DATETIME; Doris's regression suite datatype_p0/datetimev2/test_round). Computed
+    on the wall clock (the fraction of the second), so no time zone takes part; NULL stays NULL."""
+    from pyspark.sql import Column
+    from pyspark.sql import functions as F
+
+    unit = 10 ** (6 - scale)
+    seconds = F.extract(F.lit("SECOND"), value)
+    fraction = ((seconds - F.floor(seconds)) * F.lit(1_000_000)).cast("bigint")
+    rounded = F.floor((fraction + F.lit(unit // 2)) / F.lit(unit)) * F.lit(unit)
+    shift: Column = ((rounded - fraction) / F.lit(1_000_000)).cast("decimal(18,6)")
+    zero = F.lit(0)
+    return value + F.make_dt_interval(zero, zero, zero, shift)  # TIMESTAMP_NTZ + interval stays TIMESTAMP_NTZ
 
 
 # ---------------------------------------------------------------------------------------- defaults

@@ -555,7 +555,10 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
             "Insert has filtered data in strict mode: a partial update in strict mode may only update keys "
             f"that {handle.name.qualified} already holds; nothing was committed"
         )
-    raise LoadError(f"the unmentioned column `{unmentioned[0]}` should have default value or be nullable")
+    raise LoadError(
+        f"the unmentioned column `{unmentioned[0]}` should have default value or be nullable for newly inserted rows "
+        "in non-strict mode partial update; supply the column, or give it a default value"
+    )
 
 
 def partial_check_needed(shape: plan.KeyedLoadShape) -> bool:

@@ -71,7 +71,12 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     if shape.model.keys_model is KeysModel.AGGREGATE:
         kept = [F.first(_q(c)).alias(c) for c in carried]
         return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), *kept, F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
-    order = [F.col(SEQUENCE).desc_nulls_last(), F.col(ORDER).desc()] if shape.sequence_column else [F.col(ORDER).desc()]
+    # A partial-column update keeps each key's last row of the batch, whatever its sequence value
+    # (Doris's INSERT suites nereids_p0/insert_into_table/partial_update_seq_col and
+    # unique_with_mow_p0/partial_update/test_partial_update_insert_seq_col: (3,1500,'2022-07-20')
+    # then (3,2500,'2022-07-18') leaves 2500); that row then meets the stored row's sequence as any.
+    by_sequence = shape.sequence_column is not None and not shape.partial
+    order = [F.col(SEQUENCE).desc_nulls_last(), F.col(ORDER).desc()] if by_sequence else [F.col(ORDER).desc()]
     ranked = accepted.withColumn("__doris_rank", F.row_number().over(Window.partitionBy(*keys).orderBy(*order)))
     return ranked.filter(F.col("__doris_rank") == 1).drop("__doris_rank")
 

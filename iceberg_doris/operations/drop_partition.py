@@ -36,7 +36,8 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
 
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[bool, int]]:
         if temporary and unpartitioned_temp.applies(fresh):
-            model = unpartitioned_temp.stage_drop(fresh, transaction, name, if_exists=request.if_exists)
+            stored = fresh.stored_partition_name(name, temporary=True)
+            model = unpartitioned_temp.stage_drop(fresh, transaction, stored, if_exists=request.if_exists)
             return (fresh.model, (False, 0)) if model is None else (model, (True, 0))
         partitions = fresh.require_partitions()
         if not temporary:
@@ -45,19 +46,20 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
         updated = partitions.drop_partition(name, temporary=temporary, if_exists=request.if_exists)
         if existing is None:
             return fresh.model, (False, 0)
+        stored = existing.name  # as the partition spells it: Doris looks names up case-insensitively
         deleted = 0
         if temporary:
-            temp_partitions.stage_drop(transaction, name)
+            temp_partitions.stage_drop(transaction, stored)
         else:
             predicate = partition_predicate(partitions, existing)
             # The definition rides in the drop's snapshot: recover_partition reads it back from there.
             definition = {} if request.force else recycle_summary(partitions, [existing])
             deleted = stage_partition_delete(
-                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=name, summary_extra=definition
+                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=stored, summary_extra=definition
             )
             if committed_head(transaction) is None and definition:  # nothing to delete, but keep it recoverable
                 stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
-                                                       snapshot_summary.PARTITIONS: name, **definition})
+                                                       snapshot_summary.PARTITIONS: stored, **definition})
         return partitions_after(fresh, updated), (True, deleted)
 
     committed = commit_model_change(handle, change, operation="drop partition of")

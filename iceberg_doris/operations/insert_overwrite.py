@@ -37,7 +37,7 @@ def insert_overwrite(spark: "SparkSession", table: str, request: InsertOverwrite
     elif tuple(partitions) == EVERY_TOUCHED_PARTITION:
         mode = OverwriteMode.TOUCHED
     else:
-        mode, named = OverwriteMode.NAMED, tuple(partitions)
+        mode, named = OverwriteMode.NAMED, handle.stored_partition_names(partitions)  # P1 names p1, as in Doris
         for name in partitions:
             if handle.model.partitions is not None and handle.model.partitions.get(name) is None:
                 raise LoadError(f"Partition[{name}] does not exist in {handle.name.qualified}")

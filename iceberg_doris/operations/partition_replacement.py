@@ -48,9 +48,10 @@ def _replace_with_temp(
 ) -> list[MovedPartition]:
     handle = open_table(spark, table)
     operation = "swap_temp_partition" if swap else "replace_partition"
-    partitions, temp_partitions = list(request.partitions), list(request.temp_partitions)
-
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, list[tuple[str, str, FileSet, str | None]]]:
+        # As the table spells them: Doris looks partition names up case-insensitively.
+        partitions = list(fresh.stored_partition_names(request.partitions) or ())
+        temp_partitions = list(fresh.stored_partition_names(request.temp_partitions, temporary=True) or ())
         if unpartitioned_temp.applies(fresh):
             return _replace_whole_table(fresh, transaction, partitions, temp_partitions, swap=swap, operation=operation)
         ps = fresh.require_partitions()

@@ -40,7 +40,7 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
     partition, new_name = request.partition, request.new_name
     final = check_partition_name(new_name) if new_name else partition
 
-    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[str, int, int]]:
+    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, tuple[str, str, int, int]]:
         partitions = fresh.model.partitions
         if partitions is not None and any(p.name.lower() == final.lower() for p in partitions.formal):
             raise PartitionError(
@@ -56,7 +56,9 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
                 f"force) and insert_overwrite emptied for catalog_trash_expire_second "
                 f"({recycle_bin.expire_seconds(fresh.model)}) seconds, while their snapshot is on the table's history"
             )
-        definition: Partition = entry.partition.with_name(final)
+        # Without new_name the partition comes back as it was spelled (RECOVER PARTITION P1 finds p1).
+        name = final if new_name else entry.partition.name
+        definition: Partition = entry.partition.with_name(name)
         try:
             updated = partitions.add(definition)
         except PartitionError as conflict:
@@ -69,7 +71,7 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
             ) from None
         summary = {
             snapshot_summary.OPERATION: RECOVER_OPERATION,
-            snapshot_summary.PARTITIONS: final,
+            snapshot_summary.PARTITIONS: name,
             snapshot_summary.RECOVERED_FROM: str(entry.snapshot_id),
             snapshot_summary.RECOVERED_PARTITION: entry.name,
         }
@@ -77,11 +79,11 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
             stage_replacement(transaction, FileSet(), files, summary=summary)
         else:
             stage_append(transaction, [], summary=summary)  # the recovery is recorded all the same
-        return fresh.model.with_partitions(updated), (definition.range_text(), live_row_count(files), entry.snapshot_id)
+        return fresh.model.with_partitions(updated), (name, definition.range_text(), live_row_count(files), entry.snapshot_id)
 
     committed = commit_model_change(handle, change, operation="recover partition of")
-    text, rows, recycled_in = committed.result
-    return RecoverPartitionResult(final, text, rows, recycled_in, committed.snapshot_id())
+    recovered, text, rows, recycled_in = committed.result
+    return RecoverPartitionResult(recovered, text, rows, recycled_in, committed.snapshot_id())
 
 
 def _choose(handle: DorisTable, partition: str, partition_id: int | None) -> RecycleEntry | None:

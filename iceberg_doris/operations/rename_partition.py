@@ -27,7 +27,7 @@ def rename_partition(spark: "SparkSession", table: str, request: RenamePartition
     partition, new_name = request.partition, request.new_name
     check_partition_name(new_name)
 
-    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, None]:
+    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, str]:
         partitions = fresh.model.partitions
         if partitions is None:
             raise PartitionError(f"Table[{fresh.name.name}] is single partitioned. no need to rename partition name.")
@@ -40,7 +40,7 @@ def rename_partition(spark: "SparkSession", table: str, request: RenamePartition
             )
         if partitions.has(new_name):
             raise PartitionError(f"Partition name[{new_name}] is already used")
-        return fresh.model.with_partitions(partitions.rename_partition(partition, new_name)), None
+        return fresh.model.with_partitions(partitions.rename_partition(partition, new_name)), partitions.stored_name(partition)
 
-    commit_model_change(handle, change, operation="rename partition of")
-    return RenamePartitionResult(partition, new_name)
+    committed = commit_model_change(handle, change, operation="rename partition of")
+    return RenamePartitionResult(committed.result, new_name)

@@ -14,6 +14,8 @@ from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.engine.iceberg_tables import table_properties, table_property
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pyspark.sql import SparkSession
 
 
@@ -39,6 +41,23 @@ class DorisTable:
                 "is not partitioned (create it with PARTITION BY RANGE(...) or LIST(...))"
             )
         return self.model.partitions
+
+    def stored_partition_name(self, name: str, temporary: bool = False) -> str:
+        """``name`` as the table spells the partition it names: Doris looks partition names up
+        case-insensitively (``P1`` finds ``p1``). An unpartitioned table's one partition is named
+        after the table; its temp partitions are listed in the model. Unknown names come back
+        unchanged (the caller reports them)."""
+        folded = name.lower()
+        if self.model.partitions is not None:
+            return self.model.partitions.stored_name(name, temporary)
+        known = self.model.unpartitioned_temp if temporary else (self.name.name,)
+        return next((n for n in known if n.lower() == folded), name)
+
+    def stored_partition_names(self, names: "Sequence[str] | None", temporary: bool = False) -> "tuple[str, ...] | None":
+        """:meth:`stored_partition_name` of each name; None stays None."""
+        if names is None:
+            return None
+        return tuple(self.stored_partition_name(n, temporary) for n in names)
 
 
 def open_table(spark: "SparkSession", table: str) -> DorisTable:

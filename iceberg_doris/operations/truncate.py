@@ -55,8 +55,10 @@ def truncate(spark: "SparkSession", table: str, request: TruncateRequest) -> Tru
                 model = model.with_partitions(model.partitions.drop_all_temp_partitions())
             return model.with_unpartitioned_temp(()), (names, dropped, deleted)
         predicate = _named_partitions(fresh, partitions)
-        recycled = () if request.force or model.partitions is None else _recycled(model, partitions)
-        return model, (tuple(partitions), (), _delete(fresh, transaction, predicate, partitions, recycled))
+        # Reported and recorded as the partitions spell their names (Doris looks them up case-insensitively).
+        named = tuple(model.partitions.stored_name(n) for n in partitions) if model.partitions is not None else tuple(partitions)
+        recycled = () if request.force or model.partitions is None else _recycled(model, named)
+        return model, (named, (), _delete(fresh, transaction, predicate, named, recycled))
 
     committed = commit_model_change(handle, change, operation="truncate")
     names, dropped, deleted = committed.result
@@ -78,7 +80,7 @@ def _named_partitions(handle: DorisTable, names: tuple[str, ...]) -> Predicate:
     chosen = []
     for name in names:
         found = partitions.get(name) if partitions is not None else None
-        if found is None and not (partitions is None and name == handle.name.name):
+        if found is None and not (partitions is None and name.lower() == handle.name.name.lower()):
             raise PartitionError(
                 f"Partition {name} does not exist: doris.show_partitions lists the table's partitions (temporary "
                 "partitions cannot be truncated)"

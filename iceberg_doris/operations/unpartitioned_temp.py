@@ -36,7 +36,8 @@ def stage_add(handle: DorisTable, transaction: JavaObject, name: str, *, has_val
             "whole table)"
         )
     check_partition_name(name)
-    if name == handle.name.name or name in handle.model.unpartitioned_temp:
+    taken = {n.lower() for n in (handle.name.name, *handle.model.unpartitioned_temp)}  # case-insensitive, as Doris
+    if name.lower() in taken:
         raise PartitionError(f"Duplicate partition name {name}")
     branch = temp_partitions.stage_create(handle, transaction, name)
     return handle.model.with_unpartitioned_temp(handle.model.unpartitioned_temp + (name,)), branch
@@ -58,7 +59,7 @@ def stage_drop(handle: DorisTable, transaction: JavaObject, name: str, *, if_exi
 def check_replacement(handle: DorisTable, partitions: list[str], temps: list[str]) -> None:
     """An unpartitioned table's one partition (named after the table) replaced by one temp partition."""
     for name in partitions:
-        if name != handle.name.name:
+        if name.lower() != handle.name.name.lower():
             raise PartitionError(
                 f"Partition[{name}] does not exist: {handle.name.qualified} is unpartitioned, its one partition is "
                 f"named {handle.name.name}"

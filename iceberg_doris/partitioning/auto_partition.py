@@ -282,6 +282,22 @@ class AutoPartitionPlan:
     created: tuple[Partition, ...]
 
 
+def _unique_list_name(name: str, taken: set[str]) -> str:
+    """Doris's ``calculateUniquePartitionName``: partition names are case-insensitive, so the auto
+    LIST partition of ``aaa`` cannot be ``paaa3`` beside ``AAA``'s ``pAAA3``; it becomes
+    ``paaa3_<hex of name.hashCode()>``, the hash counted up while that is taken too (100 tries)."""
+    diff = java_string_hash(name)
+    candidate = f"{name}_{format(diff & 0xFFFFFFFF, 'x')}"
+    tries = 0
+    while candidate.lower() in taken and tries <= 100:
+        diff = ((diff + 1 + 2**31) % 2**32) - 2**31
+        candidate = f"{name}_{format(diff & 0xFFFFFFFF, 'x')}"
+        tries += 1
+    if candidate.lower() in taken:
+        raise PartitionError(f"partition name {candidate} already exists in table.")
+    return candidate
+
+
 def plan_auto_partitions(
     partition_set: PartitionSet,
     row_keys: Iterable[Any],
@@ -312,6 +328,13 @@ def plan_auto_partitions(
             partition: Partition = auto_range_partition(value, unit, types[0], simple_name=simple_names)
         else:
             partition = auto_list_partition(row, types)
+            same = next((p for p in planned.values() if p.values == partition.values), None)
+            if same is not None:
+                continue
+            taken = {n.lower() for n in partition_set.partition_names + partition_set.temp_partition_names}
+            taken |= {n.lower() for n in planned}
+            if partition.name.lower() in taken:
+                partition = partition.with_name(_unique_list_name(partition.name, taken))
         existing = planned.get(partition.name)
         if existing is None:
             planned[partition.name] = partition

@@ -240,10 +240,19 @@ class PartitionSet:
         return self.temp if temporary else self.formal
 
     def get(self, name: str, temporary: bool = False) -> Partition | None:
+        """The partition called ``name``, compared case-insensitively as Doris looks partition names
+        up (``p1`` and ``P1`` are one name); its :attr:`name` is the spelling it was created with."""
+        folded = str(name).lower()
         for p in self.partitions(temporary):
-            if p.name == name:
+            if p.name.lower() == folded:
                 return p
         return None
+
+    def stored_name(self, name: str, temporary: bool = False) -> str:
+        """``name`` as the partition it names spells it (``P1`` -> ``p1``); ``name`` itself when no
+        partition has it."""
+        found = self.get(name, temporary)
+        return found.name if found is not None else name
 
     def has(self, name: str, temporary: bool | None = None) -> bool:
         """Whether ``name`` is a formal (False), temp (True) or any (None) partition."""
@@ -435,14 +444,14 @@ class PartitionSet:
         items = list(partitions)
         if len(items) <= 1:
             return self.add(items[0], temporary=temporary) if items else self
-        names = set(self.partition_names) | set(self.temp_partition_names)
+        names = {n.lower() for n in self.partition_names + self.temp_partition_names}  # Doris: case-insensitive
         accepted: list[Partition] = []
         if self.kind is PartitionKind.RANGE:
             ordered = sorted(self.partitions(temporary), key=lambda p: p.lower)
             uppers = [p.upper.values for p in ordered]
             for p in items:
                 check_partition_name(p.name)
-                if p.name in names:
+                if p.name.lower() in names:
                     raise PartitionError(f"Duplicate partition name {p.name}")
                 if not isinstance(p, RangePartition):
                     return self._with_added_each(items, temporary)
@@ -458,14 +467,14 @@ class PartitionSet:
                     )
                 ordered.insert(j, p)
                 uppers.insert(j, p.upper.values)
-                names.add(p.name)
+                names.add(p.name.lower())
                 accepted.append(p)
         else:
             group = {p.name: p for p in self.partitions(temporary)}
             owner = {key: p.name for p in group.values() for key in p.values}
             for p in items:
                 check_partition_name(p.name)
-                if p.name in names:
+                if p.name.lower() in names:
                     raise PartitionError(f"Duplicate partition name {p.name}")
                 if not isinstance(p, ListPartition):
                     return self._with_added_each(items, temporary)
@@ -489,7 +498,7 @@ class PartitionSet:
                 for key in p.values:
                     owner[key] = p.name
                 group[p.name] = p
-                names.add(p.name)
+                names.add(p.name.lower())
                 accepted.append(p)
         if temporary:
             return self._with(temp=self.temp + tuple(accepted))
@@ -545,6 +554,7 @@ class PartitionSet:
                 f"Error in list of partitions to {_bare(name)}: the table has no {kind} {_bare(name)}; "
                 f"doris.show_partitions lists them, and if_exists => true ignores a missing one"
             )
+        name = self.stored_name(name, temporary)
         if temporary:
             return self._with(temp=[p for p in self.temp if p.name != name])
         return self._with(formal=[p for p in self.formal if p.name != name])
@@ -557,8 +567,9 @@ class PartitionSet:
         """``ALTER TABLE t RENAME PARTITION old new``; the new name must be unused (formal and temp)."""
         if self.get(old, temporary) is None:
             raise PartitionError(f"Partition[{old}] does not exist")
+        old = self.stored_name(old, temporary)
         check_partition_name(new)
-        if new != old and self.has(new):
+        if new.lower() != old.lower() and self.has(new):
             raise PartitionError(f"Partition name[{new}] is already used")
         items = [p.with_name(new) if p.name == old else p for p in self.partitions(temporary)]
         return self._with(temp=items) if temporary else self._with(formal=items)

@@ -75,6 +75,7 @@ def test_a_partial_update_must_name_its_columns(spark, table):
     with pytest.raises(LoadError) as raised:
         doris.load(spark, table=table, query="SELECT 1, 'b'", partial_columns=True)
     assert str(raised.value) == (
-        "Partial update needs the columns it updates named: the source's columns (1, b) are none of the table's "
-        "(k, v, s); name them (SELECT 1 AS k, ...) or give a columns mapping"
+        "You must explicitly specify the columns to be updated when updating partial columns using the INSERT "
+        "statement. The source's columns (1, b) are none of the table's (k, v, s): name them (SELECT 1 AS k, ...) "
+        "or give a columns mapping"
     )

@@ -253,7 +253,10 @@ def test_plan_auto_limit_counts_existing_partitions():
 def test_plan_auto_list_is_case_sensitive_and_handles_null():
     ps = PartitionSet.new("LIST", ["k"], ["VARCHAR"], nullable=True)
     plan = plan_auto_partitions(ps, ["AAA", "aaa", "AaA", "aaa", None])
-    assert [p.name for p in plan.created] == ["pAAA3", "paaa3", "pAaA3", "pX"]
+    # Partition names are case-insensitive in Doris: a name taken in another case gets
+    # "_" + hex(name.hashCode()) (PartitionExprUtil.calculateUniquePartitionName).
+    assert [p.name for p in plan.created] == ["pAAA3", "paaa3_657d882", "pAaA3_64948c2", "pX"]
+    assert plan.partition_set.route("aaa") == "paaa3_657d882"
     assert plan.partition_set.route(None) == "pX"
     manual = PartitionSet.new("LIST", ["k"], ["VARCHAR"]).add_partition("p1", values_in=["a"])
     plan = plan_auto_partitions(manual, ["a", "b"])

@@ -336,7 +336,6 @@ def test_now_must_be_aware():
             {"reserved_history_periods": "[2020-01-01,2020-01-03],[2020-02-01,2020-01-01]"},
             "The first date is larger than the second date, [2020-02-01,2020-01-01] is invalid.",
         ),
-        ({"reserved_history_periods": ""}, "Dynamic reserved history periods is empty."),
     ],
 )
 def test_validation_messages(overrides, message):
@@ -434,3 +433,24 @@ def test_time_zones():
         resolve_time_zone("+15:00")
     cfg = config(time_zone="+08:00")
     assert [p.name for p in plan_dynamic_partitions(cfg, table(), DT(2024, 6, 15, 20, tzinfo=UTC)).create][0] == "p20240616"
+
+
+def test_empty_values_take_defaults_when_dynamic_partitioning_is_first_set():
+    # DynamicPartitionUtil.checkInputDynamicPartitionProperties: an empty enable, start, buckets,
+    # time_zone, create_history_partition, history_partition_num or reserved_history_periods is "not given".
+    base = {"dynamic_partition.time_unit": "DAY", "dynamic_partition.end": "3", "dynamic_partition.prefix": "p"}
+    empty = {key: "" for key in (
+        "dynamic_partition.enable", "dynamic_partition.start", "dynamic_partition.buckets", "dynamic_partition.time_zone",
+        "dynamic_partition.create_history_partition", "dynamic_partition.history_partition_num",
+        "dynamic_partition.reserved_history_periods",
+    )}
+    cfg = validate_dynamic_properties({**base, **empty}, T.DATEV2, column_name="k1", default_time_zone="UTC", default_buckets=4)
+    assert (cfg.enable, cfg.start, cfg.buckets, cfg.time_zone, cfg.create_history_partition) == (True, -(2**31), 4, "UTC", False)
+    assert (cfg.history_partition_num, cfg.reserved_history_periods) == (-1, ())
+    # Once the table has dynamic properties, ALTER checks the value itself (analyzeDynamicPartition).
+    with pytest.raises(InvalidTableDefinitionError, match=r"^Dynamic partition buckets is empty$"):
+        validate_dynamic_properties({"dynamic_partition.buckets": ""}, T.DATEV2, column_name="k1", existing=base,
+                                    default_time_zone="UTC")
+    with pytest.raises(InvalidTableDefinitionError, match=r"^Dynamic reserved history periods is empty\.$"):
+        validate_dynamic_properties({"dynamic_partition.reserved_history_periods": ""}, T.DATEV2, column_name="k1",
+                                    existing=base, default_time_zone="UTC")

@@ -401,3 +401,12 @@ def test_add_all_checks_like_add():
     )
     with pytest.raises(PartitionError, match="Can't have null partition"):
         lst.add_all([ListPartition("pn", ((None,),), ("VARCHAR",)), ListPartition.of("pz", ["z"], ["VARCHAR"])])
+
+
+def test_partition_names_are_case_insensitive():
+    ps = PartitionSet.new("RANGE", ["k"], ["INT"]).add_partition("p1", values_less_than="10")
+    assert ps.get("P1") is ps.get("p1") and ps.stored_name("P1") == "p1"
+    with pytest.raises(PartitionError, match=r"^Duplicate partition name P1$"):
+        ps.add_partition("P1", values_range=("10", "20"))
+    assert ps.drop_partition("P1").partition_names == ()
+    assert ps.rename_partition("P1", "q1").partition_names == ("q1",)

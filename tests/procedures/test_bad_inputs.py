@@ -303,7 +303,6 @@ CASES = [
     py("load-delete-on-duplicate-table", "dup", "load", {"table": DUP, "query": Q_DUP, "merge_type": "DELETE"}, LoadError, r"load by MERGE or DELETE is only supported in unique tables"),
     py("load-sequence-col-without-sequence", "flat", "load", {"table": FLAT, "query": "SELECT 2 AS k, 'y' AS v", "sequence_col": "k"}, LoadError,
        r"There is no sequence column in the table flat"),
-    py("load-partial-on-duplicate", "dup", "load", {"table": DUP, "query": Q_DUP, "partial_columns": True}, LoadError, r"Only unique key merge on write support partial update"),
     py("load-partitions-and-temp", "dup", "load", {"table": DUP, "query": Q_DUP, "partitions": ["p1"], "temporary_partitions": ["tp1"]}, ProcedureArgumentError,
        r"Give partitions or temporary_partitions, not both"),
     py("load-partitions-unpartitioned", "flat", "load", {"table": FLAT, "query": "SELECT 2 AS k, 'y' AS v", "partitions": ["p1"]}, LoadError,

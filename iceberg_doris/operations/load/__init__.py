@@ -16,6 +16,7 @@ Read top-down, a load is:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from typing import TYPE_CHECKING
@@ -44,6 +45,7 @@ from iceberg_doris.operations.load.hidden_columns import delete_sign_source, wit
 from iceberg_doris.operations.load.negative import negated
 from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
 from iceberg_doris.operations.load.routing import route_rows
+from iceberg_doris.operations.load.strict_partial import filter_new_keys
 from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count
 from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -68,6 +70,14 @@ def load(spark: "SparkSession", table: str, request: LoadRequest) -> LoadResult:
 def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> LoadResult:
     """:func:`load` on a table already opened (INSERT OVERWRITE opens it to check its request)."""
     started = time.monotonic()
+    # Partition names as the table spells them: Doris looks them up case-insensitively.
+    request = dataclasses.replace(
+        request, partitions=handle.stored_partition_names(request.partitions),
+        temporary_partitions=handle.stored_partition_names(request.temporary_partitions, temporary=True),
+        # Doris: enable_unique_key_partial_update has no effect outside merge-on-write UNIQUE tables;
+        # the load writes whole rows, the columns it leaves out taking their defaults or NULL.
+        partial_columns=request.partial_columns and handle.model.merge_on_write,
+    )
     check_load_request(handle, request)
     label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
     if request.stream_batch is not None:
@@ -106,6 +116,8 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     )
     if request.merge_type is MergeType.NEGATIVE:
         prepared = negated(prepared, model)
+    if keyed is not None and keyed.partial and request.strict_mode and not request.temporary_partitions:
+        prepared = filter_new_keys(handle, prepared)  # new keys are filtered rows, as in Doris
     routed = route_rows(prepared, handle, request)
     reading.done()
     deleted = 0

@@ -3,6 +3,7 @@ messages; and what each table column accepts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ from iceberg_doris.operations.requests import LoadRequest, MergeType, StreamBatc
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import ColumnModel, DorisTableModel, snapshot_summary
 from iceberg_doris.table_model.stream_marks import StreamMark, mark_key, read_mark
+
+_DATETIME = re.compile(r"DATETIME(?:V[12])?\s*(?:\(\s*(\d)\s*\))?")
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -37,8 +40,6 @@ def check_load_request(handle: DorisTable, request: LoadRequest) -> None:
         raise LoadError("Excepted DELETE ON clause when merge type is MERGE.")
     if request.sequence_col and not (model.sequence_col or model.sequence_type):
         raise LoadError(f"There is no sequence column in the table {handle.name.name}")
-    if request.partial_columns and not model.merge_on_write:
-        raise LoadError("Only unique key merge on write support partial update")
     if request.partitions and request.temporary_partitions:
         raise ProcedureArgumentError("Give partitions or temporary_partitions, not both")
     if request.partitions and model.partitions is None:
@@ -167,4 +168,15 @@ def target_column(column: ColumnModel) -> TargetColumn:
         min_value=low,
         max_value=high,
         default=column.default,
+        datetime_scale=datetime_scale(doris),
     )
+
+
+def datetime_scale(doris_type: str) -> int | None:
+    """The declared fractional digits of a DATETIME[V2][(p)] column when fewer than Iceberg's six
+    (``DATETIME`` is 0, as in Doris); None for other types and for DATETIME(6)."""
+    found = _DATETIME.fullmatch(doris_type.strip().upper())
+    if found is None:
+        return None
+    scale = int(found.group(1) or 0)
+    return scale if scale < 6 else None

@@ -87,6 +87,11 @@ _PERIODS_UNPARSABLE = (
 
 
 
+_EMPTY_MEANS_DEFAULT = (
+    ENABLE, START, BUCKETS, TIME_ZONE, CREATE_HISTORY_PARTITION, HISTORY_PARTITION_NUM, RESERVED_HISTORY_PERIODS,
+)
+
+
 def _bad(message: str) -> InvalidTableDefinitionError:
     return InvalidTableDefinitionError(message)
 
@@ -283,9 +288,16 @@ def validate_dynamic_properties(
     if unknown:
         raise _bad("Invalid dynamic partition properties: " + ", ".join(unknown))
     merged = {k: str(v) for k, v in (existing or {}).items() if k in DYNAMIC_PARTITION_PROPERTIES}
+    first_time = not merged
     merged.update({k: v for k, v in given.items() if k in DYNAMIC_PARTITION_PROPERTIES})
     if not merged:
         return None
+    if first_time:
+        # checkInputDynamicPartitionProperties (table without dynamic properties yet): an empty
+        # value of these keys means "not given", so the default applies instead of an error.
+        for key in _EMPTY_MEANS_DEFAULT:
+            if merged.get(key) == "":
+                del merged[key]
 
     # -- the table shape -------------------------------------------------------------------------
     if isinstance(column_type, PartitionSet):
