@@ -104,7 +104,7 @@ def _out_of_memory(cause: JavaCause, what: str) -> DorisError:
     )
 
 
-def _arithmetic(cause: JavaCause, what: str) -> DorisError:
+def _query_value(cause: JavaCause, what: str) -> DorisError:
     if (cause.sql_state or "").startswith(USER_RAISED_SQL_STATE_CLASS):
         return QueryValueError(
             f"{what} failed: the query raised an error ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
@@ -151,8 +151,8 @@ _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], 
     (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),
     (lambda c: "FileNotFoundException" in c.message and "does not exist" in c.message, _missing_file),
     (lambda c: c.kind == "java.lang.OutOfMemoryError" or "Java heap space" in c.message, _out_of_memory),
-    (lambda c: c.kind in ("java.lang.ArithmeticException", "org.apache.spark.SparkArithmeticException"), _arithmetic),
-    (_is_user_value_error, _arithmetic),
+    (lambda c: c.kind in ("java.lang.ArithmeticException", "org.apache.spark.SparkArithmeticException"), _query_value),
+    (_is_user_value_error, _query_value),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.ValidationException", "org.apache.iceberg.exceptions.CommitFailedException"), _conflict),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.NoSuchTableException", "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"), _no_table),
 ]
