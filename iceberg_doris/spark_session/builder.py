@@ -80,7 +80,7 @@ def session(
     Example:
         >>> import iceberg_doris
         >>> spark = iceberg_doris.session()                            # doctest: +SKIP
-        >>> spark.sql("CALL doris.help()").select("signature").show(100, truncate=False)  # doctest: +SKIP
+        >>> spark.sql("CALL doris.help()").show(100, truncate=False)   # doctest: +SKIP
     """
     global _active_settings
     from pyspark.sql import SparkSession
