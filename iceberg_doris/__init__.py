@@ -9,7 +9,8 @@
 
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.catalog import CatalogSettings, catalog
+from iceberg_doris import catalog  # the package, callable: iceberg_doris.catalog(...) (see its docstring)
+from iceberg_doris.catalog import CatalogSettings
 from iceberg_doris.errors import DorisError
 from iceberg_doris.spark_session.bridge import install
 from iceberg_doris.spark_session.builder import session, spark_conf

@@ -359,7 +359,7 @@ def insert_overwrite(
     /,
     *,
     table: str,
-    query: str,
+    query: str | DataFrame,
     partitions: Sequence[str] | str | None = None,
     auto_create: bool = False,
     label: str | None = None,
@@ -372,7 +372,7 @@ def insert_overwrite(
 
     Args:
         table (string, required): db.tbl
-        query (string, required): A SELECT producing the new rows (table column order).
+        query (string, required): A SELECT producing the new rows (table column order); Python: also a DataFrame.
         partitions (array<string>, default NULL): NULL: whole table; names; or array('*').
         auto_create (boolean, default false): Auto-partition tables may create partitions.
         label (string, default NULL): Exactly-once label: letters, digits, '-', '_', ':' (default: generated).

@@ -68,6 +68,18 @@ class BatchAlreadyCommittedError(LoadError):
     nothing was committed again. The streaming sink skips such a batch."""
 
 
+class LabelAlreadyUsedError(LoadError):
+    """The load's label was used before on this table (a label loads once); nothing was committed.
+
+    ``label`` is the label, ``snapshot_id`` the snapshot whose load used it, ``table`` the table."""
+
+    def __init__(self, message: str, *, label: str, snapshot_id: int, table: str):
+        self.label = label
+        self.snapshot_id = snapshot_id
+        self.table = table
+        super().__init__(message)
+
+
 class CommitConflictError(DorisError):
     """A concurrent commit changed what this operation read; nothing was committed. Retry it."""
 
@@ -81,6 +93,14 @@ class EngineError(DorisError):
     """Spark or Iceberg failed underneath an operation (a missing file, memory, a value Spark could
     not compute, an internal failure). The message gives the cause in words and what to do; the
     operation committed nothing."""
+
+
+class QueryValueError(EngineError):
+    """Spark could not compute a value of the operation's own query, expressions or data: an
+    ``assert_true`` or ``raise_error`` that fired, a cast or an arithmetic that fails with
+    ``spark.sql.ansi.enabled``, a scalar subquery with more than one row. The message quotes
+    Spark's error with the failing value or expression where Spark gives it; nothing was committed.
+    A user's error, fixed in the query or the data (never a bug to report)."""
 
 
 class CommitStateUnknownError(DorisError):

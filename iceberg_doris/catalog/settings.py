@@ -105,6 +105,22 @@ class CatalogSettings:
         return {"uri": self.sqlalchemy_uri, "warehouse": self.warehouse}
 
 
+# The settings of the Spark session iceberg_doris.session() (or install(spark, settings)) set up last
+# in this process: what catalog() with no arguments opens, so both sides see the same tables.
+_session_settings: CatalogSettings | None = None
+
+
+def follow_session(settings: CatalogSettings) -> None:
+    """Records ``settings`` as the running session's (:func:`iceberg_doris.catalog` follows them)."""
+    global _session_settings
+    _session_settings = settings
+
+
+def session_settings() -> CatalogSettings | None:
+    """The settings of the session started last in this process, or None before any."""
+    return _session_settings
+
+
 def _resolve_home(home: str | os.PathLike[str] | None) -> Path:
     raw = home if home is not None else os.environ.get(HOME_ENV)
     path = Path(raw) if raw else DEFAULT_HOME

@@ -108,9 +108,14 @@ def print_spark_conf(args: argparse.Namespace) -> int:
         return 1
     if args.master:
         conf["spark.master"] = args.master
+    # Without --master the file may run anywhere: this machine's memory and cores stay out of it
+    # (the launching machine's Spark decides) unless asked for (--size-for-this-machine).
+    sized_here = bool(args.master) or args.size_for_this_machine
+    if not sized_here and "spark.driver.memory" not in _conf_pairs(args):
+        conf.pop("spark.driver.memory", None)
     # spark-sql and the Thrift server never run the session's runtime sizing: write it down.
     fixed = fixed_partitions(resolve_master(args.master), os.cpu_count() or 1)
-    if fixed is not None:
+    if fixed is not None and sized_here:
         conf.setdefault(SHUFFLE_PARTITIONS, str(fixed))
     print(render_properties(conf, settings), end="")
     return 0
@@ -327,6 +332,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the Spark settings as a properties file for spark-sql / the Thrift server / spark-submit "
         "(--properties-file FILE) and exit; it holds no password (see its header)",
+    )
+    parser.add_argument(
+        "--size-for-this-machine",
+        action="store_true",
+        help="with --print-spark-conf and no --master: also write this machine's driver memory and shuffle "
+        "partitions (left out by default, so the file suits any machine)",
     )
     return parser
 

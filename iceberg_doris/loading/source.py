@@ -134,6 +134,8 @@ def read_source(
         from pyspark.sql import DataFrame
 
         if isinstance(source, DataFrame):
+            if source.isStreaming:
+                raise LoadError(STREAMING_SOURCE_MESSAGE)
             return source
         if isinstance(source, str):
             return _read_table(spark, source)
@@ -141,6 +143,14 @@ def read_source(
     if query is not None:
         return _read_query(spark, query)
     return _read_files(spark, path, format, options or {})
+
+
+# A load reads a finished batch; a stream is loaded one micro-batch at a time, each its own load.
+STREAMING_SOURCE_MESSAGE = (
+    "source is a streaming DataFrame (spark.readStream): a load reads one finished batch. Load the stream "
+    "micro-batch by micro-batch with foreachBatch: stream.writeStream.foreachBatch(lambda batch, batch_id: "
+    "doris.load(spark, table='db.t', source=batch)).start()"
+)
 
 
 # ---------------------------------------------------------------------------------------- tables

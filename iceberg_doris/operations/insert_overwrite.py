@@ -26,7 +26,7 @@ EVERY_TOUCHED_PARTITION = ("*",)
 
 def insert_overwrite(spark: "SparkSession", table: str, request: InsertOverwriteRequest) -> LoadResult:
     """Replaces the whole table, the named partitions or (``("*",)``) the touched ones by the
-    query's rows, in one snapshot."""
+    query's rows (a SELECT or a DataFrame), in one snapshot."""
     handle = open_table(spark, table)
     partitions = request.partitions
     if partitions is not None and handle.model.partitions is None:
@@ -54,9 +54,10 @@ def insert_overwrite(spark: "SparkSession", table: str, request: InsertOverwrite
     return load_into(spark, handle, load)
 
 
-def positional_frame(spark: "SparkSession", handle: DorisTable, query: str) -> Any:
-    """INSERT maps the query's columns to the table's by position, whatever their names."""
-    frame = read_source(spark, query=query)
+def positional_frame(spark: "SparkSession", handle: DorisTable, query: Any) -> Any:
+    """INSERT maps the query's (a SELECT's or a DataFrame's) columns to the table's by position,
+    whatever their names."""
+    frame = read_source(spark, query=query) if isinstance(query, str) else read_source(spark, source=query)
     names = [c.name for c in handle.model.columns]
     if len(frame.columns) != len(names):
         raise LoadError(

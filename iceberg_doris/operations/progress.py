@@ -9,16 +9,21 @@ Each phase logs one INFO line when it starts and one when it is done, on the log
 
 The phases are ``read`` (the source planned), ``check`` (every row read, mapped, checked and
 counted), ``lookup`` (the keys of a unique/aggregate load found in the table; the new rows are
-written with it), ``write`` (data or delete files written) and ``commit``. Turn them on with
-``logging.basicConfig(level=logging.INFO)`` (or a handler on ``iceberg_doris``), off with
-``logging.getLogger("iceberg_doris.progress").setLevel(logging.WARNING)``. Each record carries
+written with it), ``write`` (data or delete files written) and ``commit``. Each record carries
 ``doris_operation``, ``doris_table``, ``doris_phase``, ``doris_rows`` (a dict) and, when done,
 ``doris_elapsed_s`` for handlers that want the numbers.
+
+:func:`iceberg_doris.session` shows them on stderr by default (:func:`show_progress`): a script
+needs no logging set up, and only this logger is turned on (py4j's per-call lines on the ``py4j``
+logger stay off). Once the application configures logging (a handler on the root logger), the
+lines go to its handlers instead, once. ``session(progress=False)`` or
+``logging.getLogger("iceberg_doris.progress").setLevel(logging.WARNING)`` turns them off.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +31,7 @@ from contextlib import contextmanager
 # The name users turn the lines on and off by (the README's), not this module's __name__.
 LOGGER_NAME = "iceberg_doris.progress"
 log = logging.getLogger(LOGGER_NAME)
+_level_set_here = False  # the logger's level is show_progress's, not the application's
 
 
 class Phase:
@@ -60,6 +66,42 @@ class Phase:
             "doris_rows": dict(self.rows),
         }
         log.info(message, self.operation, self.table, self.name, *more, extra=fields | extra)
+
+
+class StderrUnlessConfigured(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes progress lines to the current ``sys.stderr`` while the application has no logging
+    of its own (no root handler); once it has, the lines reach its handlers by propagation alone."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+        self.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if logging.getLogger().handlers:
+            return
+        self.setStream(sys.stderr)  # sys.stderr may have been replaced since (notebooks, tests)
+        super().emit(record)
+
+
+def show_progress(enabled: bool) -> None:
+    """Shows the phase lines on stderr (``enabled``), or turns them off.
+
+    On: the logger's level becomes INFO unless it was set (a level the application chose stays)
+    and a :class:`StderrUnlessConfigured` handler is attached once. Off: level WARNING, handler gone.
+    """
+    global _level_set_here
+    ours = [handler for handler in log.handlers if isinstance(handler, StderrUnlessConfigured)]
+    if enabled:
+        if log.level == logging.NOTSET or _level_set_here:
+            log.setLevel(logging.INFO)
+            _level_set_here = True
+        if not ours:
+            log.addHandler(StderrUnlessConfigured())
+        return
+    log.setLevel(logging.WARNING)
+    _level_set_here = True
+    for handler in ours:
+        log.removeHandler(handler)
 
 
 def start(operation: str, table: str, name: str) -> Phase:

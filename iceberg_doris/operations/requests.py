@@ -142,10 +142,11 @@ class DeleteResult:
 
 @dataclass(frozen=True)
 class InsertOverwriteRequest:
-    """Doris INSERT OVERWRITE: ``query``'s columns map to the table's by position. ``partitions``:
-    None for the whole table, the names to replace, or ``("*",)`` for the partitions the rows touch."""
+    """Doris INSERT OVERWRITE: ``query``'s columns map to the table's by position; ``query`` is a
+    SELECT or a (batch) DataFrame. ``partitions``: None for the whole table, the names to replace,
+    or ``("*",)`` for the partitions the rows touch."""
 
-    query: str
+    query: Any  # str | pyspark.sql.DataFrame
     partitions: tuple[str, ...] | None = None
     auto_create: bool = False
     label: str | None = None

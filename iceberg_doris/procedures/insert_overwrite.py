@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris import operations
 from iceberg_doris.operations import InsertOverwriteRequest
 from iceberg_doris.procedures.load import LoadProcedure, load_row
-from iceberg_doris.procedures.parameter_types import BOOLEAN, LABEL, STRING, STRING_ARRAY
+from iceberg_doris.procedures.parameter_types import BOOLEAN, LABEL, SOURCE, STRING, STRING_ARRAY
 from iceberg_doris.procedures.registry import Arguments, Parameter, Procedure, register
 
 if TYPE_CHECKING:
@@ -31,7 +31,10 @@ class InsertOverwriteProcedure(Procedure):
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),
-        Parameter("query", STRING, required=True, description="A SELECT producing the new rows (table column order)."),
+        Parameter(
+            "query", SOURCE, required=True,
+            description="A SELECT producing the new rows (table column order); Python: also a DataFrame.",
+        ),
         Parameter("partitions", STRING_ARRAY, description="NULL: whole table; names; or array('*')."),
         Parameter("auto_create", BOOLEAN, default=False, description="Auto-partition tables may create partitions."),
         Parameter("label", LABEL, description="Exactly-once label: letters, digits, '-', '_', ':' (default: generated)."),

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.procedures.binding import bind
 from iceberg_doris.procedures.registry import get_procedure
+from iceberg_doris.spark_session.job_groups import describe_call
 from iceberg_doris.spark_session.procedure_calls import procedure_call
 
 if TYPE_CHECKING:
@@ -18,7 +19,8 @@ def run_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, 
     procedure = get_procedure(name)
     arguments = bind(procedure, raw_arguments)
     width = len(procedure.output)
-    with procedure_call(spark, f"doris.{name}"):
+    what = f"doris.{name}"
+    with procedure_call(spark, what, describe_call(what, arguments)):
         rows = [tuple(row) for row in procedure().run(spark, arguments)]
     for row in rows:
         if len(row) != width:

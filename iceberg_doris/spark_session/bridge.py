@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.catalog.masking import mask_secrets
+from iceberg_doris.catalog.settings import follow_session
 from iceberg_doris.errors import ConfigurationError, DorisError
 from iceberg_doris.procedures.binding import reject_duplicate_keys
 from iceberg_doris.procedures.invocation import run_procedure
@@ -88,7 +89,8 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     :func:`iceberg_doris.session` calls it; call it yourself on a PySpark session you built with
     :func:`iceberg_doris.spark_conf`, passing the same ``settings``: their catalog password is left
     out of ``spark_conf`` (launch settings land on a command line) and reaches the driver here,
-    so call it before the session first uses the catalog.
+    so call it before the session first uses the catalog. :func:`iceberg_doris.catalog` without
+    arguments then opens the catalog of these ``settings``.
 
     The py4j callback server the JVM calls the procedures through then listens on 127.0.0.1 only
     and refuses every connection without the gateway's secret.
@@ -105,6 +107,7 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     require_doris_extensions(spark)
     if settings is not None:
         supply_secret_settings(spark, spark_catalog_secrets(settings))
+        follow_session(settings)  # iceberg_doris.catalog() now opens this session's catalog
     start_authenticated_callback_server(spark.sparkContext._gateway)
     send_without_delay(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers

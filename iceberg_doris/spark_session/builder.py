@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.operations.progress import show_progress
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_conf
 from iceberg_doris.spark_session.running_jvm import prepare_driver_jvm
 from iceberg_doris.spark_session.runtime_jars import listed, resolve_runtime_jars
@@ -41,6 +42,7 @@ def session(
     master: str | None = None,
     conf: Mapping[str, str] | None = None,
     catalog_password_file: str | os.PathLike[str] | None = None,
+    progress: bool = True,
 ) -> "SparkSession":
     """Returns a SparkSession wired for iceberg-doris.
 
@@ -58,6 +60,10 @@ def session(
         catalog_password_file: file whose first line is the PostgreSQL password, when
             ``catalog_uri`` carries none (default ``$ICEBERG_DORIS_CATALOG_PASSWORD_FILE``, then
             ``$PGPASSWORD``, then ``~/.pgpass``).
+        progress: show the phases of long work (loads, overwrites, deletes, compactions) on
+            stderr, with row counts and elapsed time (:mod:`iceberg_doris.operations.progress`);
+            False turns them off. Once the application configures logging, they go to its
+            handlers instead.
 
     A local master (``local[*]``) binds every Spark listener to 127.0.0.1 and makes them
     authenticate (``spark.authenticate``, with a secret Spark keeps in memory). A
@@ -74,7 +80,7 @@ def session(
     Example:
         >>> import iceberg_doris
         >>> spark = iceberg_doris.session()                            # doctest: +SKIP
-        >>> spark.sql("CALL doris.help()").show()                      # doctest: +SKIP
+        >>> spark.sql("CALL doris.help()").show(100, truncate=False)   # doctest: +SKIP
     """
     global _active_settings
     from pyspark.sql import SparkSession
@@ -82,6 +88,7 @@ def session(
     settings = CatalogSettings.resolve(
         home=home, catalog_uri=catalog_uri, warehouse=warehouse, catalog_password_file=catalog_password_file
     )
+    show_progress(progress)
     with _lock:
         running = SparkSession.getActiveSession()
         if running is not None and _active_settings is not None:

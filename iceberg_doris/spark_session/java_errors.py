@@ -4,8 +4,12 @@ An operation calls Iceberg's Java API and runs Spark jobs; a failure there reach
 ``Py4JJavaError`` (a Java stack trace) or as one of PySpark's captured exceptions. Users must never
 see only that: :func:`translate` walks the Java cause chain, recognises the failures a user can do
 something about, and returns a :class:`~iceberg_doris.errors.DorisError` whose message names the
-cause and the fix. Anything it does not recognise still becomes an :class:`EngineError` naming the
-innermost Java cause; the full trace goes to the log.
+cause and the fix. A value the user's own query or expressions could not compute (Spark's SQLSTATE
+classes 21, 22 and 23, and P0 for ``assert_true`` / ``raise_error``) is a
+:class:`~iceberg_doris.errors.QueryValueError` quoting Spark's message and the failing expression.
+Anything else still becomes an :class:`EngineError` naming the innermost Java cause. The full trace
+is logged at DEBUG only (logger ``iceberg_doris.spark_session.java_errors``): the raised error is
+the one message a user sees.
 """
 
 from __future__ import annotations
@@ -14,17 +18,26 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from iceberg_doris.errors import CommitConflictError, DorisError, EngineError, TableNotFoundError
+from iceberg_doris.errors import CommitConflictError, DorisError, EngineError, QueryValueError, TableNotFoundError
 
 log = logging.getLogger(__name__)
 
 NOTHING_COMMITTED = "nothing was committed"
+# SQLSTATE classes of errors in the user's own query, expressions or data: 21 cardinality (a scalar
+# subquery's rows), 22 data exception (casts, arithmetic, invalid values under ANSI), 23 integrity
+# constraint, P0 raised by the query itself (assert_true, raise_error: USER_RAISED_EXCEPTION).
+USER_SQL_STATE_CLASSES = ("21", "22", "23", "P0")
+USER_RAISED_SQL_STATE_CLASS = "P0"
+# Spark appends the failing expression to such messages, from a line "== SQL ... ==" or "== DataFrame ... ==".
+_CONTEXT_START = "== "
+_CONTEXT_LINES = 4
 
 
 @dataclass(frozen=True)
 class JavaCause:
     kind: str  # fully qualified Java class
     message: str
+    sql_state: str | None = None  # Spark's SQLSTATE, for Spark's own errors (SparkThrowable)
 
     @property
     def short_kind(self) -> str:
@@ -42,12 +55,23 @@ def java_causes(error: BaseException) -> list[JavaCause]:
         try:
             kind = str(java.getClass().getName())
             message = java.getMessage()
-            causes.append(JavaCause(kind, "" if message is None else str(message)))
+            causes.append(JavaCause(kind, "" if message is None else str(message), _sql_state(java)))
             java = java.getCause()
         except Exception:  # noqa: BLE001 - a dead gateway: keep what we have
             break
         seen += 1
     return causes
+
+
+def _sql_state(java: object) -> str | None:
+    """The SQLSTATE of a Spark error (SparkThrowable), None for any other Java exception."""
+    from py4j.protocol import Py4JError
+
+    try:
+        state = java.getSqlState()  # type: ignore[attr-defined]
+    except Py4JError:  # not a SparkThrowable
+        return None
+    return None if state is None else str(state)
 
 
 def java_message(error: BaseException) -> str | None:
@@ -80,11 +104,33 @@ def _out_of_memory(cause: JavaCause, what: str) -> DorisError:
     )
 
 
-def _arithmetic(cause: JavaCause, what: str) -> DorisError:
-    return EngineError(
+def _query_value(cause: JavaCause, what: str) -> DorisError:
+    if (cause.sql_state or "").startswith(USER_RAISED_SQL_STATE_CLASS):
+        return QueryValueError(
+            f"{what} failed: the query raised an error ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
+            "An assert_true or raise_error in the query or its expressions fired: fix the data or the condition"
+            + _context(cause)
+        )
+    return QueryValueError(
         f"{what} failed: Spark could not compute a value ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
         "Fix the expression or the data (e.g. try_divide, try_cast), or turn off spark.sql.ansi.enabled"
+        + _context(cause)
     )
+
+
+def _context(cause: JavaCause) -> str:
+    """The failing expression Spark appends to its message ("== SQL (line 1, position 8) ==", the
+    text and a caret line), on lines of its own; empty when Spark gives none."""
+    lines = cause.message.splitlines()
+    for number, line in enumerate(lines):
+        if number > 0 and line.startswith(_CONTEXT_START) and line.rstrip().endswith("=="):
+            block = [text.rstrip() for text in lines[number : number + _CONTEXT_LINES] if text.strip()]
+            return "\n" + "\n".join(block)
+    return ""
+
+
+def _is_user_value_error(cause: JavaCause) -> bool:
+    return cause.sql_state is not None and cause.sql_state.startswith(USER_SQL_STATE_CLASSES)
 
 
 def _conflict(cause: JavaCause, what: str) -> DorisError:
@@ -105,7 +151,8 @@ _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], 
     (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),
     (lambda c: "FileNotFoundException" in c.message and "does not exist" in c.message, _missing_file),
     (lambda c: c.kind == "java.lang.OutOfMemoryError" or "Java heap space" in c.message, _out_of_memory),
-    (lambda c: c.kind in ("java.lang.ArithmeticException", "org.apache.spark.SparkArithmeticException"), _arithmetic),
+    (lambda c: c.kind in ("java.lang.ArithmeticException", "org.apache.spark.SparkArithmeticException"), _query_value),
+    (_is_user_value_error, _query_value),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.ValidationException", "org.apache.iceberg.exceptions.CommitFailedException"), _conflict),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.NoSuchTableException", "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"), _no_table),
 ]
@@ -121,12 +168,12 @@ def translate(error: BaseException, what: str) -> DorisError | None:
         return error
     if not isinstance(error, (Py4JError, CapturedException)):
         return None
+    log.debug("%s failed in Spark/Iceberg", what, exc_info=error)  # the full trace, for DEBUG only
     causes = java_causes(error)
     for cause in reversed(causes):  # the innermost recognised cause is the real one
         for matches, build in _RECOGNISED:
             if matches(cause):
                 return build(cause, what)
-    log.error("%s failed in Spark/Iceberg", what, exc_info=error)
     if causes:
         root = causes[-1]
         detail = f"{root.short_kind}: {_first_line(root.message) or '(no message)'}"
@@ -134,5 +181,6 @@ def translate(error: BaseException, what: str) -> DorisError | None:
         detail = f"{type(error).__name__}: {_first_line(str(error))}"
     return EngineError(
         f"{what} failed inside Spark/Iceberg ({detail}); {NOTHING_COMMITTED}. This is not a known user error: run it "
-        "again, and if it fails the same way report it with the stack trace logged by iceberg_doris.spark_session.java_errors"
+        "again, and if it fails the same way report it with the stack trace iceberg_doris.spark_session.java_errors "
+        "logs at DEBUG (logging.getLogger('iceberg_doris').setLevel(logging.DEBUG))"
     )

@@ -11,7 +11,7 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
 from iceberg_doris.engine.name_rules import shown
-from iceberg_doris.errors import BatchAlreadyCommittedError, LoadError, ProcedureArgumentError
+from iceberg_doris.errors import BatchAlreadyCommittedError, LabelAlreadyUsedError, LoadError, ProcedureArgumentError
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.load.negative import check_negative_allowed
@@ -123,9 +123,10 @@ def check_label_unused(handle: DorisTable, table: JavaObject, label: str) -> Non
     """A label loads once per table (checked again inside the commit, on the table it commits to)."""
     snapshot_id = snapshot_with_summary(handle.iceberg, table, snapshot_summary.LABEL, label)
     if snapshot_id is not None:
-        raise LoadError(
+        raise LabelAlreadyUsedError(
             f"Label [{label}] has already been used on {handle.name.qualified} (snapshot {snapshot_id}); "
-            "a label loads once: choose a new one"
+            "a label loads once: choose a new one",
+            label=label, snapshot_id=snapshot_id, table=handle.name.qualified,
         )
 
 
