@@ -73,10 +73,40 @@ def _missing_file(cause: JavaCause, what: str) -> DorisError:
 
 
 def _out_of_memory(cause: JavaCause, what: str) -> DorisError:
+    # The driver's heap is fixed when its JVM starts, so the fix names the settings read at start.
     return EngineError(
         f"{what} failed: Spark ran out of memory ({cause.short_kind}: {_first_line(cause.message)}); {NOTHING_COMMITTED}. "
-        "Give Spark more memory (iceberg_doris.session(driver_memory='8g'), or spark.executor.memory on a cluster), "
-        "or load in smaller batches"
+        "Give Spark more memory: start a new Python process with iceberg_doris.session(conf={'spark.driver.memory': "
+        "'8g'}) or SPARK_DRIVER_MEMORY=8g in its environment (the driver's heap is fixed when its JVM starts), or "
+        "spark.executor.memory on a cluster; or load in smaller batches"
+    )
+
+
+# How the storage says no to a write: Java names the errno in parentheses after the path
+# (FileOutputStream), NIO and Hadoop have classes of their own.
+_REFUSED_WRITE_CLASSES = ("AccessDeniedException", "AccessControlException", "ReadOnlyFileSystemException")
+_REFUSED_WRITE_TEXTS = ("(Permission denied)", "(Read-only file system)", "(Operation not permitted)", "Mkdirs failed")
+_FULL_STORAGE_TEXTS = ("No space left on device", "Disk quota exceeded")
+
+
+def _refused_write(cause: JavaCause) -> bool:
+    return cause.short_kind in _REFUSED_WRITE_CLASSES or any(text in cause.message for text in _REFUSED_WRITE_TEXTS)
+
+
+def _storage_refused(cause: JavaCause, what: str) -> DorisError:
+    # Never the missing-file advice: a rollback would throw away good commits for a write failure.
+    return EngineError(
+        f"{what} failed: the storage refused to write ({cause.short_kind}: {_first_line(cause.message)}: permission "
+        f"denied or a read-only file system); {NOTHING_COMMITTED} and the table is unchanged. Let the user running "
+        "Spark write to the table's folder (its permissions, or mount it read-write), then run it again"
+    )
+
+
+def _storage_full(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: the storage is full ({cause.short_kind}: {_first_line(cause.message)}); {NOTHING_COMMITTED} "
+        "and the table is unchanged. Free space on the table's storage (CALL doris.cleanup removes the files old "
+        "snapshots keep), then run it again"
     )
 
 
@@ -102,6 +132,9 @@ def _no_table(cause: JavaCause, what: str) -> DorisError:
 
 
 _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], DorisError]]] = [
+    # before the missing file: a refused create is a FileNotFoundException too ("... (Permission denied)")
+    (_refused_write, _storage_refused),
+    (lambda c: any(text in c.message for text in _FULL_STORAGE_TEXTS), _storage_full),
     (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),
     (lambda c: "FileNotFoundException" in c.message and "does not exist" in c.message, _missing_file),
     (lambda c: c.kind == "java.lang.OutOfMemoryError" or "Java heap space" in c.message, _out_of_memory),
