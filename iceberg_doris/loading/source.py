@@ -489,7 +489,15 @@ def _read_json(spark: "SparkSession", paths: list[str], options: dict[str, Any])
         frame = read(True)
     data = [name for name in frame.columns if name != _CORRUPT]
     if not data and _CORRUPT in frame.columns:
-        shown = (first_line or _first_line(spark, paths))[0][:80]
+        first_line = first_line or _first_line(spark, paths)
+        depth = _nesting_depth(first_line[0])
+        if depth > MAX_JSON_DEPTH:
+            raise LoadError(
+                f"{_describe(paths)} nests JSON deeper than {MAX_JSON_DEPTH} levels (its first line opens at least "
+                f"{depth}), more than the JSON parser reads: flatten the document, or load deep values as JSON text "
+                "(a string field) and parse the part you need in a columns expression (get_json_object)"
+            )
+        shown = first_line[0][:80]
         raise LoadError(
             f"{_describe(paths)} is not valid JSON (expected one object per line or an array of objects): {shown!r}"
         )
@@ -515,6 +523,32 @@ def _first_line(spark: "SparkSession", paths: list[str]) -> tuple[str, int]:
     lines = spark.read.text(paths).where(F.trim(F.col("value")) != "").limit(1)
     first = _collect_first(lines.select(F.substring("value", 1, _PEEK_CHARS), F.length("value")), paths)
     return (first[0], first[1]) if first else ("", 0)
+
+
+#: How deep Spark's JSON parser (Jackson's StreamReadConstraints) nests objects and arrays.
+MAX_JSON_DEPTH = 1000
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of objects and arrays in ``text`` (a prefix of a line; strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _opens_document(first_line: tuple[str, int]) -> bool:

@@ -131,8 +131,35 @@ def _no_table(cause: JavaCause, what: str) -> DorisError:
     )
 
 
+# A JDBC catalog whose database is down or restarting: the driver's words for a lost or refused
+# connection (PostgreSQL's among them), under an SQL exception class.
+_SQL_CLASSES = ("PSQLException", "SQLException", "UncheckedSQLException", "SQLNonTransientConnectionException",
+                "SQLTransientConnectionException", "SQLRecoverableException")
+_LOST_CONNECTION_TEXTS = (
+    "Connection refused", "refused. Check that the hostname and port", "terminating connection",
+    "I/O error occurred while sending to the backend", "This connection has been closed", "Connection reset",
+    "the database system is shutting down", "the database system is starting up", "Connection attempt timed out",
+    "UnknownHostException", "No route to host",
+)
+
+
+def _catalog_unreachable(cause: JavaCause) -> bool:
+    return cause.short_kind in ("SQLNonTransientConnectionException", "SQLTransientConnectionException") or (
+        cause.short_kind in _SQL_CLASSES and any(text in cause.message for text in _LOST_CONNECTION_TEXTS)
+    )
+
+
+def _unreachable_catalog(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: the catalog database is unreachable ({cause.short_kind}: {_first_line(cause.message)}); "
+        f"{NOTHING_COMMITTED}. Check that the catalog's database server is running and reachable at the catalog URI "
+        "the session was started with, then run it again"
+    )
+
+
 _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], DorisError]]] = [
     # before the missing file: a refused create is a FileNotFoundException too ("... (Permission denied)")
+    (_catalog_unreachable, _unreachable_catalog),
     (_refused_write, _storage_refused),
     (lambda c: any(text in c.message for text in _FULL_STORAGE_TEXTS), _storage_full),
     (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),
