@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 _DML_NAMES = {"InsertIntoStatement": "INSERT", "DeleteFromTable": "DELETE", "UpdateTable": "UPDATE",
               "MergeIntoTable": "MERGE"}
@@ -68,3 +69,25 @@ def check_expression_syntax(text: str) -> None:
     spark = SparkSession.getActiveSession()
     if spark is not None:
         spark._jsparkSession.sessionState().sqlParser().parseExpression(text)
+
+
+_SEPARATOR = "\u0000"
+
+
+def select_sql(frame: "DataFrame", expressions: Sequence[str]) -> "DataFrame":
+    """``frame.selectExpr(*expressions)`` in a fixed number of py4j round trips.
+
+    PySpark sends a list to the JVM one element at a time (and builds each ``Column`` in several
+    calls), so a projection of 10,000 columns costs tens of thousands of round trips; here the
+    expressions cross as one string, split in the JVM. Raises what ``selectExpr`` raises."""
+    from pyspark.sql import DataFrame
+
+    texts = list(expressions)
+    if not texts or any(_SEPARATOR in text for text in texts):
+        return frame.selectExpr(*texts)
+    # a Java String[] (py4j would hand a returned String back as a Python str, but not an array),
+    # which Dataset.selectExpr(String...) takes as it is
+    parts = frame.sparkSession._jvm.java.util.regex.Pattern.compile(_SEPARATOR).split(_SEPARATOR.join(texts), -1)
+    # PySpark's exception handler (installed on py4j) raises Spark's errors as its own, as selectExpr does
+    jdf = frame._jdf.selectExpr(parts)
+    return DataFrame(jdf, frame.sparkSession)

@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.spark_runtime import check_expression_syntax
+from iceberg_doris.engine.spark_runtime import check_expression_syntax, select_sql
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.column_mapping import ColumnMapping
 from iceberg_doris.loading.source import MALFORMED_COLUMN, source_info, spark_error_message
@@ -137,13 +137,17 @@ def prepare_rows(
     _check_targets(targets)
     extra = dict(extra or {})
     _check_extra_names(extra, targets)
-    resolved = _resolve(frame, targets, mapping)
+    used_by = [str(where or "")] + [str(value) for value in extra.values()]
+    resolved = _resolve(frame, targets, mapping, used_by)
     spark_types = [_spark_type(target) for target in targets]
 
     # Stage 1: the raw value of each supplied column next to its conversion.
     scope = resolved.scope
     raw_names = {index: f"__doris_src{index}" for index in resolved.sources}
-    staged = [F.col(_quote(name)) for name in resolved.others]
+    # Mapped names that are not table columns matter only to where and extra: carry just those
+    # (a mapping of 10,000 source columns must not cost 10,000 columns in every later projection).
+    others = _referenced(resolved.others, used_by)
+    staged = [F.col(_quote(name)) for name in others]
     staged += [F.col(_quote(source)).alias(raw_names[index]) for index, source in resolved.sources.items()]
     if MALFORMED_COLUMN in scope.columns:
         staged.append(F.col(MALFORMED_COLUMN))
@@ -176,7 +180,7 @@ def prepare_rows(
         values.append(value.alias(target.name))
     reason_column = F.coalesce(*reasons) if reasons else F.lit(None).cast("string")
     checked = _select(
-        converted, values + [F.col(_quote(name)) for name in resolved.others] + [reason_column.alias(REASON_COLUMN)],
+        converted, values + [F.col(_quote(name)) for name in others] + [reason_column.alias(REASON_COLUMN)],
         "checking the converted values",
     )
 
@@ -220,9 +224,12 @@ def loaded_columns(
 
 
 # ----------------------------------------------------------------------------------------- mapping
-def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMapping | None) -> _Resolved:
-    from pyspark.sql import functions as F
-
+def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMapping | None,
+             used_by: list[str] | None = None) -> _Resolved:
+    # Projections are SQL text (select_sql): a mapping of 10,000 columns costs a few py4j calls,
+    # where Column objects cost several per column. ``used_by``: the where/extra expressions (a
+    # positional source's fields that neither they, the derived items nor the table use are
+    # never extracted).
     info = source_info(frame)
     data = [name for name in frame.columns if name != MALFORMED_COLUMN]
     positional = info.positional if info is not None else _is_positional(data)
@@ -232,13 +239,14 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
     if mapping is None:
         if positional:
             base, row_reason = _positional_base(frame, info, len(targets))
-            columns = [_field(base, index).alias(target.name) for index, target in enumerate(targets)]
+            present = set(base.columns)
+            columns = [_field(present, index, target.name) for index, target in enumerate(targets)]
             sources = {index: target.name for index, target in enumerate(targets)}
         elif info is None and _names_none(data, targets) and len(data) == len(targets):
             # A query or table whose names are not the table's (``SELECT 1, 'a'``, ``SELECT id, name``):
             # by position, as Doris's INSERT maps a query.
             base = frame
-            columns = [F.col(_quote(name)).alias(target.name) for name, target in zip(data, targets)]
+            columns = [_renamed(name, target.name) for name, target in zip(data, targets)]
             sources = {index: target.name for index, target in enumerate(targets)}
         else:
             if info is None and _names_none(data, targets):
@@ -257,17 +265,23 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
                 if actual is not None:
                     sources[index] = target.name
                     used.add(actual)
-                    columns.append(F.col(_quote(actual)).alias(target.name))
-            columns += [F.col(_quote(name)) for name in data if name not in used]
+                    columns.append(_renamed(actual, target.name))
+            columns += [_quote(name) for name in data if name not in used]
         if MALFORMED_COLUMN in base.columns:
-            columns.append(F.col(MALFORMED_COLUMN))
-        scope = _select(base, columns, "mapping the source columns")
+            columns.append(MALFORMED_COLUMN)
+        scope = _select_sql(base, columns, "mapping the source columns")
         return _Resolved(scope, sources, _others(scope, by_lower_target), row_reason)
 
     plain = mapping.source_columns
     if positional:
-        base, row_reason = _positional_base(frame, info, len(plain))
-        columns = [_field(base, index).alias(name) for index, name in enumerate(plain)]
+        texts = [expression for _, expression in mapping.derived] + list(used_by or [])
+        wanted = set(_referenced(plain, texts)) | {
+            name for name in plain if name.lower() in by_lower_target or _is_hidden(name)
+        }
+        fields = [index for index, name in enumerate(plain) if name in wanted]
+        base, row_reason = _positional_base(frame, info, len(plain), fields)
+        present = set(base.columns)
+        columns = [_field(present, index, plain[index]) for index in fields]
     else:
         base = frame
         lookup = _Lookup(data)
@@ -277,20 +291,20 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
             actual = lookup.get(name.lower())
             if actual is None:
                 if info is not None and info.absent_columns_are_null:
-                    columns.append(F.lit(None).cast("string").alias(name))
+                    columns.append(f"CAST(NULL AS STRING) AS {_quote(name)}")
                     continue
                 raise LoadError(
                     f"columns names {name}, which the source does not have; the source's columns are: {', '.join(data)}"
                 )
             used.add(actual)
-            columns.append(F.col(_quote(actual)).alias(name))
+            columns.append(_renamed(actual, name))
         listed = {name.lower() for name in plain}
         # the source's other columns stay visible to expressions (a derived column of the same name
         # replaces its source column once computed), where and extra
-        columns += [F.col(_quote(name)) for name in data if name not in used and name.lower() not in listed]
+        columns += [_quote(name) for name in data if name not in used and name.lower() not in listed]
     if MALFORMED_COLUMN in base.columns:
-        columns.append(F.col(MALFORMED_COLUMN))
-    scope = _select(base, columns, "mapping the source columns")
+        columns.append(MALFORMED_COLUMN)
+    scope = _select_sql(base, columns, "mapping the source columns")
     for name, expression in mapping.derived:
         if name.lower() not in by_lower_target and not _is_hidden(name):
             raise LoadError(
@@ -298,11 +312,34 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
                 f"its columns are: {', '.join(target.name for target in targets)}"
             )
         what = f"columns item '{name} = {expression}'"
-        kept = [F.col(_quote(current)) for current in scope.columns if current.lower() != name.lower()]
-        scope = _select(scope, kept + [_parsed(expression, what).alias(name)], what, verb="cannot be evaluated")
+        _parsed(expression, what)  # a syntax error names the item
+        kept = [_quote(current) for current in scope.columns if current.lower() != name.lower()]
+        # the line break ends a trailing -- comment before the alias
+        scope = _select_sql(scope, [*kept, f"({expression}\n) AS {_quote(name)}"], what, verb="cannot be evaluated")
     names = {name.lower(): name for name in mapping.names()}
     sources = {index: names[t.name.lower()] for index, t in enumerate(targets) if t.name.lower() in names}
     return _Resolved(scope, sources, _others(scope, by_lower_target), row_reason)
+
+
+def _renamed(name: str, alias: str) -> str:
+    return _quote(name) if name == alias else f"{_quote(name)} AS {_quote(alias)}"
+
+
+def _referenced(names: tuple[str, ...], texts: list[str]) -> tuple[str, ...]:
+    """The names that ``texts`` (where and extra expressions) may use: every name that appears in
+    them as a word, and all of them when an expression could use columns it does not name (``*``)."""
+    text = " ".join(texts).lower()
+    if "*" in text:
+        return names
+    words = set(re.findall(r"[\w$]+", text))  # one pass, so 10,000 names cost 10,000 set lookups
+
+    def used(name: str) -> bool:
+        lowered = name.lower()
+        if re.fullmatch(r"[\w$]+", lowered):
+            return lowered in words
+        return "`" in name or re.search(r"(?<![\w$])" + re.escape(lowered) + r"(?![\w$])", text) is not None
+
+    return tuple(name for name in names if used(name))
 
 
 def _others(scope: "DataFrame", targets: dict[str, int]) -> tuple[str, ...]:
@@ -310,23 +347,24 @@ def _others(scope: "DataFrame", targets: dict[str, int]) -> tuple[str, ...]:
     return tuple(name for name in scope.columns if name.lower() not in targets and name != MALFORMED_COLUMN)
 
 
-def _positional_base(frame: "DataFrame", info: Any, width: int) -> tuple["DataFrame", "Column | None"]:
-    """The frame with (at least) ``_c0.._c{width-1}``, and a reason if every row has the wrong width."""
+def _positional_base(frame: "DataFrame", info: Any, width: int,
+                     fields: list[int] | None = None) -> tuple["DataFrame", "Column | None"]:
+    """The frame with (at least) ``_c0.._c{width-1}`` (or the ``fields`` listed), and a reason if
+    every row has the wrong width."""
     from pyspark.sql import functions as F
 
     if info is not None and info.rebuild is not None:
-        return info.rebuild(width), None
+        return info.rebuild(width, fields), None
     have = len([name for name in frame.columns if _POSITIONAL.match(name)])
     if have == width:
         return frame, None
     return frame, F.lit(f"column count mismatch: the load expects {width} columns but the source has {have}")
 
 
-def _field(base: "DataFrame", index: int) -> "Column":
-    from pyspark.sql import functions as F
-
+def _field(present: set[str], index: int, alias: str) -> str:
+    """Field ``index`` of a positional frame (NULL past its last field), named ``alias``, as SQL."""
     name = f"_c{index}"
-    return F.col(name) if name in base.columns else F.lit(None).cast("string")
+    return f"{name if name in present else 'CAST(NULL AS STRING)'} AS {_quote(alias)}"
 
 
 def _names_none(columns: list[str], targets: list[TargetColumn]) -> bool:
@@ -412,7 +450,16 @@ def _conversion_sql(source: str, source_type: Any, target_type: Any) -> str:
     if source_type == target_type:
         return source
     if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind == "StringType":
-        return f"try_cast({_normalised_datetime(source)} AS {target_sql})"
+        text = _normalised_datetime(source)
+        if target_kind == "TimestampType":
+            return f"try_cast({text} AS {target_sql})"
+        # A zone or offset names an instant: Doris converts it to the session's time zone (Spark's
+        # cast from TIMESTAMP to a local type does exactly that); a plain value is taken as it is
+        # (never through an instant, so a wall-clock time a DST change skips stays as written).
+        return (
+            f"IF({text} RLIKE '{_ZONED_DATETIME}', try_cast(try_cast({text} AS TIMESTAMP) AS {target_sql}), "
+            f"try_cast({text} AS {target_sql}))"
+        )
     if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind in _INTEGER_KINDS:
         return _integer_datetime(source, target_sql)
     if target_kind in ("ArrayType", "MapType", "StructType") and source_kind == "StringType":
@@ -453,18 +500,28 @@ def _integer_datetime(source: str, target_sql: str) -> str:
     return f"try_cast(try_cast({iso} AS TIMESTAMP_NTZ) AS {target_sql})"
 
 
+# A time zone after a date or datetime, as Doris reads one: Z, UTC/GMT (with an offset or not), an
+# offset (+02:00, +0200, -5) or a region name (Asia/Shanghai). Spark's cast to TIMESTAMP reads them all.
+_ZONE = "(Z|(UTC|GMT)([+-][0-9]{1,2}(:?[0-9]{2}){0,2})?|[+-][0-9]{1,2}(:?[0-9]{2}){0,2}|[A-Za-z]+(/[A-Za-z0-9_+-]+)+)"
+_ISO_DATE = "[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+_ZONED_DATETIME = f"^{_ISO_DATE}([ T][0-9]{{1,2}}:[0-9]{{1,2}}(:[0-9]{{1,2}}([.][0-9]*)?)?)? ?{_ZONE}$"
+
+
 def _normalised_datetime(source: str) -> str:
-    """Doris's date/datetime spellings rewritten to the ISO form Spark's cast reads."""
+    """Doris's date/datetime spellings rewritten to the ISO form Spark's cast reads (a zone after
+    them is kept; a date followed by a zone gets the time 00:00:00 Spark needs before a zone)."""
     text = f"trim({source})"
     digits8 = f"concat(substr({text}, 1, 4), '-', substr({text}, 5, 2), '-', substr({text}, 7, 2))"
     digits14 = (
         f"concat({digits8}, ' ', substr({text}, 9, 2), ':', substr({text}, 11, 2), ':', substr({text}, 13))"
     )
     slashes = f"regexp_replace({text}, '^([0-9]{{4}})/([0-9]{{1,2}})/([0-9]{{1,2}})', '$1-$2-$3')"
+    zoned_date = f"regexp_replace({slashes}, '^({_ISO_DATE}) ?({_ZONE})$', '$1 00:00:00$2')"
     return (
         f"CASE WHEN {text} RLIKE '^[0-9]{{8}}$' THEN {digits8} "
-        f"WHEN {text} RLIKE '^[0-9]{{14}}([.][0-9]+)?$' THEN {digits14} "
-        f"ELSE {slashes} END"
+        f"WHEN {text} RLIKE '^[0-9]{{8}} ?{_ZONE}$' THEN concat({digits8}, ' 00:00:00', substr({text}, 9)) "
+        f"WHEN {text} RLIKE '^[0-9]{{14}}([.][0-9]+)?( ?{_ZONE})?$' THEN {digits14} "
+        f"ELSE {zoned_date} END"
     )
 
 
@@ -718,6 +775,15 @@ def _parsed(expression: str, what: str) -> "Column":
         return F.expr(expression)
     except PySparkException as exc:
         raise LoadError(f"{what} is not a valid expression: {spark_error_message(exc)}") from None
+
+
+def _select_sql(frame: "DataFrame", expressions: list[str], what: str, *, verb: str = "failed") -> "DataFrame":
+    from pyspark.errors import PySparkException
+
+    try:
+        return select_sql(frame, expressions)
+    except PySparkException as exc:
+        raise LoadError(f"{what} {verb}: {spark_error_message(exc)}") from None
 
 
 def _select(frame: "DataFrame", columns: list[Any], what: str, *, verb: str = "failed") -> "DataFrame":

@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.spark_runtime import data_files_at, statement_kind
+from iceberg_doris.engine.spark_runtime import data_files_at, select_sql, statement_kind
 from iceberg_doris.errors import LoadError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "FORMATS",
     "MALFORMED_COLUMN",
+    "NOT_UTF8_REASON",
     "SourceInfo",
     "read_source",
     "source_info",
@@ -71,6 +72,9 @@ _INFO_ATTRIBUTE = "_iceberg_doris_source_info"
 _LINE = "__doris_line"
 _TOKENS = "__doris_tokens"
 _CORRUPT = "__doris_corrupt_record"
+_NOT_UTF8 = "__doris_not_utf8"
+#: Why a CSV line that is not UTF-8 is filtered (Doris: "Invalid file encoding: all CSV files must be UTF-8 encoded").
+NOT_UTF8_REASON = "invalid file encoding: the line is not UTF-8 (all CSV files must be UTF-8 encoded)"
 _SHOWN_CHARS = 200
 
 _CSV_OPTIONS = ("column_separator", "line_delimiter", "header", "enclose", "escape", "trim_double_quotes")
@@ -98,14 +102,15 @@ class SourceInfo:
 
     ``positional``: columns are identified by position (CSV). ``rebuild(n)`` returns the same rows
     split into exactly ``n`` string columns ``_c0.._c{n-1}`` plus :data:`MALFORMED_COLUMN` (the
-    reason when a row does not have ``n`` fields). ``absent_columns_are_null``: a column the load
+    reason when a row does not have ``n`` fields); ``rebuild(n, fields)`` keeps only the fields
+    whose indexes it lists (a load that uses 3 of 10,000 columns extracts 3). ``absent_columns_are_null``: a column the load
     names but the source lacks reads as NULL (JSON: a key missing from every object).
     """
 
     format: str
     paths: tuple[str, ...] = ()
     positional: bool = False
-    rebuild: Callable[[int], "DataFrame"] | None = None
+    rebuild: Callable[..., "DataFrame"] | None = None
     absent_columns_are_null: bool = False
 
 
@@ -385,20 +390,25 @@ def _csv_lines(
         return _trim_double_quotes(value) if trim_quotes else value
 
     tokens = lines.select(
-        F.col(_LINE), F.transform(F.split(F.col(_LINE), _java_regex_literal(separator), -1), field).alias(_TOKENS)
+        F.col(_LINE), _not_utf8(F.col(_LINE)).alias(_NOT_UTF8),
+        F.transform(F.split(F.col(_LINE), _java_regex_literal(separator), -1), field).alias(_TOKENS),
     )
 
-    def rebuild(width: int) -> "DataFrame":
+    def rebuild(width: int, fields: Sequence[int] | None = None) -> "DataFrame":
         count = F.size(F.col(_TOKENS))
-        reason = F.when(
+        # Doris checks a line's encoding before splitting it (CsvReader::_validate_line)
+        reason = F.when(F.col(_NOT_UTF8), F.concat(F.lit(NOT_UTF8_REASON + ": "), _shown(F.col(_LINE)))).when(
             count != width,
             F.concat(
                 F.lit(f"column count mismatch: the load expects {width} columns but the line has "),
                 count.cast("string"), F.lit(" columns: "), _shown(F.col(_LINE)),
             ),
         )
-        columns = [F.get(F.col(_TOKENS), index).alias(f"_c{index}") for index in range(width)]
-        return tokens.select(*columns, reason.alias(MALFORMED_COLUMN))
+        checked = tokens.select(F.col(_TOKENS), reason.alias(MALFORMED_COLUMN))
+        # as SQL text: thousands of columns cost a few py4j calls, not several per column
+        picked = range(width) if fields is None else fields
+        columns = [f"get({_TOKENS}, {index}) AS _c{index}" for index in picked]
+        return select_sql(checked, [*columns, MALFORMED_COLUMN])
 
     first = _collect_first(tokens.select(F.size(F.col(_TOKENS))), paths)
     return SourceInfo("csv", tuple(paths), positional=True, rebuild=rebuild), (first[0] if first else 0)
@@ -422,7 +432,7 @@ def _csv_enclosed(
     if line_sep is not None:
         options["lineSep"] = line_sep
 
-    def rebuild(width: int) -> "DataFrame":
+    def rebuild(width: int, picked: Sequence[int] | None = None) -> "DataFrame":
         fields = [StructField(f"_c{index}", StringType()) for index in range(width)]
         schema = StructType(fields + [StructField(_CORRUPT, StringType())])
         frame = _load(lambda: spark.read.schema(schema).options(**options).csv(paths), "CSV", paths)
@@ -430,11 +440,12 @@ def _csv_enclosed(
             F.col(_CORRUPT).isNotNull(),
             F.concat(F.lit(f"column count mismatch: the load expects {width} columns: "), _shown(F.col(_CORRUPT))),
         )
+        checked = frame.select("*", reason.alias(MALFORMED_COLUMN))
         columns = [
-            (_trim_double_quotes(F.col(f"_c{index}")) if trim_quotes else F.col(f"_c{index}")).alias(f"_c{index}")
-            for index in range(width)
+            (f"regexp_replace(_c{index}, '{_QUOTED_FIELD}', '$1') AS _c{index}" if trim_quotes else f"_c{index}")
+            for index in (range(width) if picked is None else picked)
         ]
-        return frame.select(*columns, reason.alias(MALFORMED_COLUMN))
+        return select_sql(checked, [*columns, MALFORMED_COLUMN])
 
     # Without a schema Spark's parser takes the width from the first record.
     probe = _load(lambda: spark.read.options(**options).csv(paths), "CSV", paths)
@@ -442,10 +453,22 @@ def _csv_enclosed(
     return SourceInfo("csv", tuple(paths), positional=True, rebuild=rebuild), width
 
 
+def _not_utf8(line: Any) -> Any:
+    """Whether a line read by Spark's text reader is not valid UTF-8.
+
+    The text reader keeps a line's bytes as they are; every function that goes through a Java
+    string (here a ``regexp_replace`` that changes nothing) replaces each invalid sequence by
+    U+FFFD, so a line that differs from itself after that round trip holds invalid bytes. (Spark
+    4's ``is_valid_utf8`` says the same; this also runs on Spark 3.5.)"""
+    from pyspark.sql import functions as F
+
+    return line != F.regexp_replace(line, "^", "")
+
+
 def _first_line_frame(info: SourceInfo, width: int) -> "DataFrame":
     """``_c0.._cN``: what the frame looks like before any mapping (N from the first line)."""
     assert info.rebuild is not None
-    return info.rebuild(width).select(*[f"_c{index}" for index in range(width)])
+    return info.rebuild(width).drop(MALFORMED_COLUMN)
 
 
 # ------------------------------------------------------------------------------------------ JSON
@@ -476,7 +499,15 @@ def _read_json(spark: "SparkSession", paths: list[str], options: dict[str, Any])
         frame = read(True)
     data = [name for name in frame.columns if name != _CORRUPT]
     if not data and _CORRUPT in frame.columns:
-        shown = (first_line or _first_line(spark, paths))[0][:80]
+        first_line = first_line or _first_line(spark, paths)
+        depth = _nesting_depth(first_line[0])
+        if depth > MAX_JSON_DEPTH:
+            raise LoadError(
+                f"{_describe(paths)} nests JSON deeper than {MAX_JSON_DEPTH} levels (its first line opens at least "
+                f"{depth}), more than the JSON parser reads: flatten the document, or load deep values as JSON text "
+                "(a string field) and parse the part you need in a columns expression (get_json_object)"
+            )
+        shown = first_line[0][:80]
         raise LoadError(
             f"{_describe(paths)} is not valid JSON (expected one object per line or an array of objects): {shown!r}"
         )
@@ -502,6 +533,32 @@ def _first_line(spark: "SparkSession", paths: list[str]) -> tuple[str, int]:
     lines = spark.read.text(paths).where(F.trim(F.col("value")) != "").limit(1)
     first = _collect_first(lines.select(F.substring("value", 1, _PEEK_CHARS), F.length("value")), paths)
     return (first[0], first[1]) if first else ("", 0)
+
+
+#: How deep Spark's JSON parser (Jackson's StreamReadConstraints) nests objects and arrays.
+MAX_JSON_DEPTH = 1000
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of objects and arrays in ``text`` (a prefix of a line; strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _opens_document(first_line: tuple[str, int]) -> bool:
@@ -564,7 +621,10 @@ def _shown(value: Any) -> Any:
 def _trim_double_quotes(value: Any) -> Any:
     from pyspark.sql import functions as F
 
-    return F.regexp_replace(value, r'(?s)^"(.*)"$', "$1")
+    return F.regexp_replace(value, _QUOTED_FIELD, "$1")
+
+
+_QUOTED_FIELD = '(?s)^"(.*)"$'
 
 
 def _quote(name: str) -> str:

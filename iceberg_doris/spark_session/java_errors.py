@@ -97,10 +97,40 @@ def _missing_file(cause: JavaCause, what: str) -> DorisError:
 
 
 def _out_of_memory(cause: JavaCause, what: str) -> DorisError:
+    # The driver's heap is fixed when its JVM starts, so the fix names the settings read at start.
     return EngineError(
         f"{what} failed: Spark ran out of memory ({cause.short_kind}: {_first_line(cause.message)}); {NOTHING_COMMITTED}. "
-        "Give Spark more memory (iceberg_doris.session(driver_memory='8g'), or spark.executor.memory on a cluster), "
-        "or load in smaller batches"
+        "Give Spark more memory: start a new Python process with iceberg_doris.session(conf={'spark.driver.memory': "
+        "'8g'}) or SPARK_DRIVER_MEMORY=8g in its environment (the driver's heap is fixed when its JVM starts), or "
+        "spark.executor.memory on a cluster; or load in smaller batches"
+    )
+
+
+# How the storage says no to a write: Java names the errno in parentheses after the path
+# (FileOutputStream), NIO and Hadoop have classes of their own.
+_REFUSED_WRITE_CLASSES = ("AccessDeniedException", "AccessControlException", "ReadOnlyFileSystemException")
+_REFUSED_WRITE_TEXTS = ("(Permission denied)", "(Read-only file system)", "(Operation not permitted)", "Mkdirs failed")
+_FULL_STORAGE_TEXTS = ("No space left on device", "Disk quota exceeded")
+
+
+def _refused_write(cause: JavaCause) -> bool:
+    return cause.short_kind in _REFUSED_WRITE_CLASSES or any(text in cause.message for text in _REFUSED_WRITE_TEXTS)
+
+
+def _storage_refused(cause: JavaCause, what: str) -> DorisError:
+    # Never the missing-file advice: a rollback would throw away good commits for a write failure.
+    return EngineError(
+        f"{what} failed: the storage refused to write ({cause.short_kind}: {_first_line(cause.message)}: permission "
+        f"denied or a read-only file system); {NOTHING_COMMITTED} and the table is unchanged. Let the user running "
+        "Spark write to the table's folder (its permissions, or mount it read-write), then run it again"
+    )
+
+
+def _storage_full(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: the storage is full ({cause.short_kind}: {_first_line(cause.message)}); {NOTHING_COMMITTED} "
+        "and the table is unchanged. Free space on the table's storage (CALL doris.cleanup removes the files old "
+        "snapshots keep), then run it again"
     )
 
 
@@ -147,7 +177,37 @@ def _no_table(cause: JavaCause, what: str) -> DorisError:
     )
 
 
+# A JDBC catalog whose database is down or restarting: the driver's words for a lost or refused
+# connection (PostgreSQL's among them), under an SQL exception class.
+_SQL_CLASSES = ("PSQLException", "SQLException", "UncheckedSQLException", "SQLNonTransientConnectionException",
+                "SQLTransientConnectionException", "SQLRecoverableException")
+_LOST_CONNECTION_TEXTS = (
+    "Connection refused", "refused. Check that the hostname and port", "terminating connection",
+    "I/O error occurred while sending to the backend", "This connection has been closed", "Connection reset",
+    "the database system is shutting down", "the database system is starting up", "Connection attempt timed out",
+    "UnknownHostException", "No route to host",
+)
+
+
+def _catalog_unreachable(cause: JavaCause) -> bool:
+    return cause.short_kind in ("SQLNonTransientConnectionException", "SQLTransientConnectionException") or (
+        cause.short_kind in _SQL_CLASSES and any(text in cause.message for text in _LOST_CONNECTION_TEXTS)
+    )
+
+
+def _unreachable_catalog(cause: JavaCause, what: str) -> DorisError:
+    return EngineError(
+        f"{what} failed: the catalog database is unreachable ({cause.short_kind}: {_first_line(cause.message)}); "
+        f"{NOTHING_COMMITTED}. Check that the catalog's database server is running and reachable at the catalog URI "
+        "the session was started with, then run it again"
+    )
+
+
 _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], DorisError]]] = [
+    # before the missing file: a refused create is a FileNotFoundException too ("... (Permission denied)")
+    (_catalog_unreachable, _unreachable_catalog),
+    (_refused_write, _storage_refused),
+    (lambda c: any(text in c.message for text in _FULL_STORAGE_TEXTS), _storage_full),
     (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),
     (lambda c: "FileNotFoundException" in c.message and "does not exist" in c.message, _missing_file),
     (lambda c: c.kind == "java.lang.OutOfMemoryError" or "Java heap space" in c.message, _out_of_memory),

@@ -163,3 +163,14 @@ def test_path_errors(spark: Any, tmp_path: Path) -> None:
     assert "option enclose must be a single character" in _error(spark=spark, path=csv, options={"enclose": "ab"})
     assert "option header must be true or false" in _error(spark=spark, path=csv, options={"header": "maybe"})
     assert "path must be a string or a list" in _error(spark=spark, path=3)
+
+
+def test_json_nested_deeper_than_the_parser_reads_is_named(spark: Any, tmp_path: Path) -> None:
+    path = _write(tmp_path / "deep.json", '{"k": 1, "t": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    message = _error(spark=spark, path=path, format="json")
+    assert message == (
+        f"{path} nests JSON deeper than 1000 levels (its first line opens at least 4083), more than the JSON parser "
+        "reads: flatten the document, or load deep values as JSON text (a string field) and parse the part you need "
+        "in a columns expression (get_json_object)"
+    )
+    assert "not valid JSON" not in message
