@@ -218,3 +218,16 @@ def test_plain_spark_writes(spark, namespace, version, mode):
     s3 = head(spark, table)
     assert sorted(kinds(check_range(spark, table, s2, s3, key=None))) == [("delete", (1, "a")), ("insert", (1, "m")), ("insert", (9, "n"))]
     check_range(spark, table, None, s3, key=None)
+
+
+def test_a_load_of_new_keys_only_commits_an_append_that_iceberg_reads_incrementally(spark, namespace):
+    table = unique_table(spark, namespace, "3")
+    s0 = load(spark, table, "(1L, 'a', 1L), (2L, 'a', 2L)")
+    s1 = load(spark, table, "(3L, 'n', 3L), (4L, 'n', 4L)")  # only new keys: nothing replaced
+    s2 = load(spark, table, "(1L, 'u', 1L), (5L, 'n', 5L)")
+    operations = dict(spark.sql(f"SELECT snapshot_id, operation FROM {table}.snapshots").collect())
+    assert (operations[s0], operations[s1], operations[s2]) == ("append", "append", "overwrite")
+    incremental = spark.read.format("iceberg").option("start-snapshot-id", s0).option("end-snapshot-id", s1).load(table)
+    assert sorted(r.id for r in incremental.collect()) == [3, 4]
+    assert kinds(feed(spark, table, s0, s1)) == [("insert", (3, "n", 3)), ("insert", (4, "n", 4))]
+
