@@ -112,6 +112,8 @@ def commits_between(
             f"Cannot read changes of {table_name} after snapshot {start}: the table no longer has it "
             f"{_expired_hint()}"
         )
+    if start is not None and int(table.snapshot(int(start)).sequenceNumber()) >= int(snapshot.sequenceNumber()):
+        raise _not_an_ancestor(table_name, int(start), int(end), where)
     commits: list[Commit] = []
     while True:
         parent = snapshot.parentId()
@@ -126,11 +128,7 @@ def commits_between(
             break
         if parent_id is None:
             if start is not None:
-                raise TableStateError(
-                    f"Cannot read changes of {table_name} from snapshot {start} to {end}: {start} is not an "
-                    f"ancestor of {end} on {where} (e.g. the table was rolled back past it). Start from a "
-                    f"snapshot of {where}'s history (SELECT * FROM {table_name}.history)"
-                )
+                raise _not_an_ancestor(table_name, int(start), int(end), where)
             break
         snapshot = table.snapshot(parent_id)
         if snapshot is None:
@@ -141,6 +139,14 @@ def commits_between(
             )
     commits.reverse()
     return commits
+
+
+def _not_an_ancestor(table_name: str, start: int, end: int, where: str) -> TableStateError:
+    return TableStateError(
+        f"Cannot read changes of {table_name} from snapshot {start} to {end}: {start} is not an ancestor of {end} "
+        f"on {where} (a later snapshot, another branch's, or one the table was rolled back past). Start from a "
+        f"snapshot of {where}'s history (SELECT * FROM {table_name}.history)"
+    )
 
 
 def _expired_hint() -> str:

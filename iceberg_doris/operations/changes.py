@@ -89,7 +89,7 @@ def _ref(handle: DorisTable, temp_partition: str | None) -> str | None:
     if temp_partition is None:
         return None
     partitions = handle.model.partitions
-    names = partitions.temp_partition_names() if partitions is not None else handle.model.unpartitioned_temp
+    names = partitions.temp_partition_names if partitions is not None else handle.model.unpartitioned_temp
     if temp_partition not in names:
         raise PartitionError(
             f"Cannot read changes of temporary partition {temp_partition} of {handle.name.qualified}: it does not "
@@ -179,7 +179,10 @@ class ChangeFrame:
                 F.when(F.col(_PRE), F.col(self.ordinal)).otherwise(-F.col(self.ordinal)), self.file, self.position
             )
             surplus = F.when(F.col(_PRE), pres - posts).otherwise(posts - pres)
-            kept = rows.withColumn("__doris_rank", F.row_number().over(side)).filter(F.col("__doris_rank") <= surplus)
+            kept = (
+                rows.withColumn("__doris_rank", F.row_number().over(side)).withColumn("__doris_surplus", surplus)
+                .filter(F.col("__doris_rank") <= F.col("__doris_surplus"))
+            )
             return self._typed(kept, F.when(F.col(_PRE), F.lit(DELETE)).otherwise(F.lit(INSERT)))
         keys = [F.col(quote_identifier(k)) for k in self.keys]
         # Within a commit a key's pre-image comes before its post-image.

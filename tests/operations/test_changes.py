@@ -28,8 +28,8 @@ def unique_table(spark, namespace, version, *, name="u", properties="", columns=
     return table
 
 
-def load(spark, table, values, **options):
-    doris.load(spark, table=table, query=f"SELECT * FROM VALUES {values} AS t(id, v, n)", **options)
+def load(spark, table, values, names="id, v, n", **options):
+    doris.load(spark, table=table, query=f"SELECT * FROM VALUES {values} AS t({names})", **options)
     return head(spark, table)
 
 
@@ -86,9 +86,9 @@ def test_sequence_tombstones_and_the_delete_sign(spark, namespace, version):
         spark, namespace, version, columns="id BIGINT NOT NULL, v STRING, s BIGINT",
         properties='"function_column.sequence_col" = "s"',
     )
-    s0 = load(spark, table, "(1L, 'a', 5L), (2L, 'a', 5L), (3L, 'a', 5L)")
-    s1 = load(spark, table, "(1L, 'gone', 6L), (2L, 'old', 1L)", merge_type="DELETE")  # 2's delete is older: ignored
-    s2 = load(spark, table, "(1L, 'late', 3L)")  # older than the tombstone: stays deleted
+    s0 = load(spark, table, "(1L, 'a', 5L), (2L, 'a', 5L), (3L, 'a', 5L)", names="id, v, s")
+    s1 = load(spark, table, "(1L, 'gone', 6L), (2L, 'old', 1L)", names="id, v, s", merge_type="DELETE")  # 2's is older
+    s2 = load(spark, table, "(1L, 'late', 3L)", names="id, v, s")  # older than the tombstone: stays deleted
     doris.load(spark, table=table, query="SELECT 3L AS id, 'x' AS v, 9L AS s, 1 AS __DORIS_DELETE_SIGN__")
     s3 = head(spark, table)
     doris.delete(spark, table=table, where="id = 2")
