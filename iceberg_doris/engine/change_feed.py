@@ -177,19 +177,21 @@ def commit_reads(iceberg: IcebergJava, table: JavaObject, commit: Commit, table_
                 "(CALL doris.compact) and read from the snapshot after that."
             )
     new_positions = _positions_by_data_file(iceberg, table, added_deletes)
-    replaced_positions = _positions_by_data_file(iceberg, table, [d for d in removed_deletes if is_deletion_vector(d)])
+    # A new DV replaces the file's old one; Spark's v2 writers likewise fold a file's earlier
+    # position deletes into the new file and remove the old: what the commit deleted is the difference.
+    replaced_positions = _positions_by_data_file(iceberg, table, removed_deletes)
     for location, positions in new_positions.items():
         if location in added_data:
             continue  # deleted in the commit that wrote it (a tombstone): never a visible row
         fresh = positions - replaced_positions.get(location, BitMap64())
         if fresh:
             reads.deleted[location] = fresh
-    for location in replaced_positions:
-        if location not in new_positions and location not in removed_data:
+    for location, replaced in replaced_positions.items():
+        if location not in removed_data and not replaced.issubset(new_positions.get(location, BitMap64())):
             raise TableStateError(
-                f"Cannot read changes of {table_name} in snapshot {commit.snapshot_id}: it removed the deletion "
-                f"vector of {location} without replacing it or the file, bringing deleted rows back; such a "
-                "commit (not one iceberg-doris or Spark's row-level writes make) has no exact change feed"
+                f"Cannot read changes of {table_name} in snapshot {commit.snapshot_id}: it removed deletes of "
+                f"{location} without deleting those rows again or removing the file, bringing deleted rows back; "
+                "such a commit (not one iceberg-doris or Spark's row-level writes make) has no exact change feed"
             )
     for location, data_file in added_data.items():
         reads.inserted[location] = (data_file, new_positions.get(location, BitMap64()))
