@@ -1,7 +1,8 @@
 """Every ``CALL doris.<name>(...)`` procedure as a Python function ``doris.<name>(spark, ...)``.
 
 The functions take the same named arguments as the SQL form (keyword-only) and return the same
-rows, as a list of :class:`pyspark.sql.Row`. Errors are raised as :mod:`iceberg_doris.errors`
+rows, as a list of :class:`pyspark.sql.Row` (``changes``, whose columns are the table's, returns a
+DataFrame). Errors are raised as :mod:`iceberg_doris.errors`
 exceptions. ``help(doris.<name>)`` shows the parameters.
 
 Beside them, Python-only: ``doris.stream_to(table, ...)``, a Structured Streaming sink
@@ -22,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceberg_doris import procedures as _procedures
+from iceberg_doris.procedures.python_api import call_frame as _frame
 from iceberg_doris.procedures.python_api import call_procedure as _call
 from iceberg_doris.procedures.python_api import entry_point as _entry_point
 from iceberg_doris.procedures.python_api import procedure_function as _procedure
@@ -38,6 +40,7 @@ __all__ = [
     "add_partition",
     "add_temp_partition",
     "auto_compact",
+    "changes",
     "cleanup",
     "compact",
     "create_table",
@@ -152,6 +155,41 @@ def auto_compact(
     Returns rows with: table (string), chosen_files (bigint), rewritten_data_files (bigint), added_data_files (bigint), snapshot_id (bigint), error (string)
     """
     return _call(spark, "auto_compact", {"table": table})
+
+
+@_procedure
+def changes(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    start_snapshot: int | None = None,
+    end_snapshot: int | None = None,
+    net: bool = False,
+    temp_partition: str | None = None,
+) -> DataFrame:
+    """Every row change after start_snapshot up to and including end_snapshot: the table's columns plus the change columns.
+
+    Read from the commits in between: a merge-on-write load's delete bitmaps say which rows it replaced, so only the files each commit touched are read. _change_type is insert, delete, update_preimage or update_postimage (a key a commit replaced, on UNIQUE and AGGREGATE KEY tables); overwrites, truncates and swapped, replaced or dropped partitions delete every old row and insert every new one; compaction changes nothing. start_snapshot NULL reads from the table's first snapshot; end_snapshot NULL is the current one. net => true gives one change per key over the range (its first pre-image and last post-image, nothing where they are equal). temp_partition reads a temporary partition's branch. Snapshots expired by doris.cleanup are refused. The Python function returns a DataFrame; CALL returns the rows (Spark 4).
+
+    SQL: CALL doris.changes(table string, start_snapshot bigint = NULL, end_snapshot bigint = NULL, net boolean = false, temp_partition string = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        start_snapshot (bigint, default NULL): Changes after this snapshot (NULL: from the first).
+        end_snapshot (bigint, default NULL): Changes up to and including this snapshot (NULL: current).
+        net (boolean, default false): One change per key over the whole range.
+        temp_partition (string, default NULL): Read this temporary partition's branch instead of main.
+
+    Returns a DataFrame: the table's columns, then _change_type (string), _commit_snapshot_id (bigint), _commit_timestamp (timestamp)
+    """
+    return _frame(spark, "changes", {
+        "table": table,
+        "start_snapshot": start_snapshot,
+        "end_snapshot": end_snapshot,
+        "net": net,
+        "temp_partition": temp_partition,
+    })
 
 
 @_procedure

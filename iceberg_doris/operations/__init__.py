@@ -15,6 +15,7 @@ Errors are :mod:`iceberg_doris.errors` classes; an operation that raises committ
 
 from iceberg_doris.engine.maintenance import CleanupCounts
 from iceberg_doris.operations.add_partition import add_partition
+from iceberg_doris.operations.changes import ChangesRequest, changes
 from iceberg_doris.operations.cleanup import cleanup
 from iceberg_doris.operations.compact import compact
 from iceberg_doris.operations.create_table import create_table
@@ -62,6 +63,7 @@ from iceberg_doris.operations.show_partitions import show_partitions
 __all__ = [
     "AddPartitionRequest",
     "AddPartitionResult",
+    "ChangesRequest",
     "CleanupCounts",
     "CleanupRequest",
     "CompactRequest",
@@ -88,6 +90,7 @@ __all__ = [
     "TruncateRequest",
     "TruncateResult",
     "add_partition",
+    "changes",
     "cleanup",
     "compact",
     "create_table",

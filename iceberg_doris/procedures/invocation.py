@@ -11,7 +11,15 @@ from iceberg_doris.spark_session.job_groups import describe_call
 from iceberg_doris.spark_session.procedure_calls import procedure_call
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
+
+
+def run_frame_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, Any]) -> "DataFrame":
+    """Binds ``raw_arguments`` to ``doris.<name>``, a ``returns_frame`` procedure; returns its DataFrame."""
+    procedure = get_procedure(name)
+    arguments = bind(procedure, raw_arguments)
+    with procedure_call(spark, f"doris.{name}"):
+        return procedure().frame(spark, arguments)
 
 
 def run_procedure(spark: "SparkSession", name: str, raw_arguments: Mapping[str, Any]) -> list[tuple[Any, ...]]:

@@ -15,12 +15,12 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from iceberg_doris.procedures.invocation import run_procedure
+from iceberg_doris.procedures.invocation import run_frame_procedure, run_procedure
 from iceberg_doris.procedures.parameter_types import python_argument
 from iceberg_doris.procedures.registry import Procedure, get_procedure, render_default
 
 if TYPE_CHECKING:
-    from pyspark.sql import Row, SparkSession
+    from pyspark.sql import DataFrame, Row, SparkSession
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,6 +37,11 @@ def call_procedure(spark: "SparkSession", name: str, arguments: Mapping[str, Any
     return [Row(**dict(zip(names, map(_as_spark_collects, row)))) for row in rows]
 
 
+def call_frame(spark: "SparkSession", name: str, arguments: Mapping[str, Any]) -> "DataFrame":
+    """Runs ``doris.<name>``, a procedure whose result is a DataFrame, with named ``arguments``."""
+    return run_frame_procedure(spark, name, {key: _passthrough(value) for key, value in arguments.items()})
+
+
 def procedure_function(function: Callable[P, R]) -> Callable[P, R]:
     """Decorates each function of ``doris.py``: a call its signature refuses (an unknown argument,
     a required one missing) goes to the binder anyway, so it fails as the same ``CALL`` does, with
@@ -51,6 +56,8 @@ def procedure_function(function: Callable[P, R]) -> Callable[P, R]:
         except TypeError:
             if len(args) != 1:  # positional arguments after spark: a plain Python mistake
                 raise
+            if get_procedure(function.__name__).returns_frame:
+                return call_frame(args[0], function.__name__, kwargs)
             return call_procedure(args[0], function.__name__, kwargs)
         return function(*args, **kwargs)
 
@@ -68,7 +75,10 @@ def python_docstring(procedure: type[Procedure]) -> str:
         for parameter in procedure.parameters:
             need = "required" if parameter.required else f"default {render_default(parameter.default)}"
             lines.append(f"    {parameter.name} ({parameter.type.name}, {need}): {parameter.description}")
-    lines += ["", "Returns rows with: " + ", ".join(f"{c.name} ({c.type})" for c in procedure.output)]
+    if procedure.returns_frame:
+        lines += ["", "Returns a DataFrame: the table's columns, then " + ", ".join(f"{c.name} ({c.type})" for c in procedure.output)]
+    else:
+        lines += ["", "Returns rows with: " + ", ".join(f"{c.name} ({c.type})" for c in procedure.output)]
     return "\n".join(lines)
 
 
@@ -89,7 +99,9 @@ def python_annotation(parameter: Any) -> str:
 def entry_point(procedure: type[Procedure]) -> Callable[..., list["Row"]]:
     """A function for a procedure ``doris.py`` does not have (registered after it was written)."""
 
-    def call(spark: "SparkSession", **arguments: Any) -> list["Row"]:
+    def call(spark: "SparkSession", **arguments: Any) -> Any:
+        if procedure.returns_frame:
+            return call_frame(spark, procedure.name, arguments)
         return call_procedure(spark, procedure.name, arguments)
 
     parameters = [inspect.Parameter("spark", inspect.Parameter.POSITIONAL_ONLY, annotation="SparkSession")]
@@ -98,7 +110,7 @@ def entry_point(procedure: type[Procedure]) -> Callable[..., list["Row"]]:
         parameters.append(
             inspect.Parameter(parameter.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=python_annotation(parameter))
         )
-    call.__signature__ = inspect.Signature(parameters, return_annotation="list[Row]")  # type: ignore[attr-defined]
+    call.__signature__ = inspect.Signature(parameters, return_annotation="DataFrame" if procedure.returns_frame else "list[Row]")  # type: ignore[attr-defined]
     call.__name__ = call.__qualname__ = procedure.name
     call.__module__ = "iceberg_doris.doris"
     call.__doc__ = python_docstring(procedure)

@@ -17,7 +17,7 @@ from iceberg_doris.errors import UnknownProcedureError
 from iceberg_doris.procedures.parameter_types import ParamType
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 Arguments = Mapping[str, Any]
 
@@ -51,9 +51,18 @@ class Procedure(ABC):
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     output: ClassVar[tuple[OutputColumn, ...]]
 
+    # True: the procedure's result is a DataFrame whose columns depend on its arguments (``output``
+    # lists only the columns it adds); its Python function returns the DataFrame and ``CALL``
+    # returns its rows (Spark 4).
+    returns_frame: ClassVar[bool] = False
+
     @abstractmethod
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
         """Does the work on bound arguments; returns rows matching ``output``."""
+
+    def frame(self, spark: "SparkSession", args: Arguments) -> "DataFrame":
+        """The result of a ``returns_frame`` procedure, as a DataFrame."""
+        raise NotImplementedError(f"doris.{self.name} returns rows, not a DataFrame")
 
     @classmethod
     def output_ddl(cls) -> str:

@@ -31,7 +31,8 @@ EXTRAS = (("iceberg_doris.streaming", "stream_to"),)
 HEADER = '''"""Every ``CALL doris.<name>(...)`` procedure as a Python function ``doris.<name>(spark, ...)``.
 
 The functions take the same named arguments as the SQL form (keyword-only) and return the same
-rows, as a list of :class:`pyspark.sql.Row`. Errors are raised as :mod:`iceberg_doris.errors`
+rows, as a list of :class:`pyspark.sql.Row` (``changes``, whose columns are the table's, returns a
+DataFrame). Errors are raised as :mod:`iceberg_doris.errors`
 exceptions. ``help(doris.<name>)`` shows the parameters.
 
 Beside them, Python-only: ``doris.stream_to(table, ...)``, a Structured Streaming sink
@@ -52,6 +53,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceberg_doris import procedures as _procedures
+from iceberg_doris.procedures.python_api import call_frame as _frame
 from iceberg_doris.procedures.python_api import call_procedure as _call
 from iceberg_doris.procedures.python_api import entry_point as _entry_point
 from iceberg_doris.procedures.python_api import procedure_function as _procedure
@@ -107,7 +109,7 @@ def render_function(procedure: type[Procedure]) -> str:
         lines.append("    *,")
     for parameter in procedure.parameters:
         lines.append(f"    {render_parameter(parameter)},")
-    lines.append(") -> list[Row]:")
+    lines.append(") -> DataFrame:" if procedure.returns_frame else ") -> list[Row]:")
     lines += render_docstring(python_docstring(procedure))
     lines += render_call(procedure)
     return "\n".join(lines) + "\n"
@@ -136,10 +138,11 @@ def render_docstring(doc: str) -> list[str]:
 
 def render_call(procedure: type[Procedure]) -> list[str]:
     pairs = [f'"{p.name}": {p.name}' for p in procedure.parameters]
-    one_line = f'    return _call(spark, "{procedure.name}", {{{", ".join(pairs)}}})'
+    call = "_frame" if procedure.returns_frame else "_call"
+    one_line = f'    return {call}(spark, "{procedure.name}", {{{", ".join(pairs)}}})'
     if len(one_line) <= LINE:
         return [one_line]
-    return [f'    return _call(spark, "{procedure.name}", {{', *(f"        {pair}," for pair in pairs), "    })"]
+    return [f'    return {call}(spark, "{procedure.name}", {{', *(f"        {pair}," for pair in pairs), "    })"]
 
 
 def main(argv: list[str] | None = None) -> int:

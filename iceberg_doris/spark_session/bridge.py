@@ -18,7 +18,7 @@ from iceberg_doris.catalog.masking import mask_secrets
 from iceberg_doris.catalog.settings import follow_session
 from iceberg_doris.errors import ConfigurationError, DorisError
 from iceberg_doris.procedures.binding import reject_duplicate_keys
-from iceberg_doris.procedures.invocation import run_procedure
+from iceberg_doris.procedures.invocation import run_frame_procedure, run_procedure
 from iceberg_doris.procedures.registry import get_procedure
 from iceberg_doris.spark_session.callback_server import start_authenticated_callback_server
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
@@ -56,6 +56,11 @@ class ProcedureHandler:
     def call(self, procedure: str, arguments_json: str) -> str:
         try:
             arguments = json.loads(arguments_json, object_pairs_hook=reject_duplicate_keys)
+            if get_procedure(procedure).returns_frame:
+                # Its columns depend on its arguments: the JVM collects the frame itself, with its types.
+                frame = run_frame_procedure(self._spark, procedure, arguments)
+                frames = self._spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureFrames
+                return json.dumps({"frame": str(frames.put(frame._jdf))})
             rows = run_procedure(self._spark, procedure, arguments)
             return json.dumps({"rows": [[_to_json(value) for value in row] for row in rows]})
         except Exception as error:  # every failure must reach the caller as a message

@@ -61,7 +61,7 @@ def test_each_function_has_the_procedure_s_parameters_defaults_types_and_doc(pro
         else:
             assert written.default == python_default(declared.default), declared.name
         assert written.annotation == python_annotation(declared), declared.name
-    assert signature.return_annotation == "list[Row]"
+    assert signature.return_annotation == ("DataFrame" if procedure.returns_frame else "list[Row]")
     assert inspect.getdoc(function) == python_docstring(procedure)
 
 

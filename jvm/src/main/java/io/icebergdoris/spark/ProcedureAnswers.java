@@ -32,17 +32,51 @@ final class ProcedureAnswers {
 
   private ProcedureAnswers() {}
 
+  /** A procedure's rows and their type: its declared output, or a frame's own columns. */
+  static final class Answer {
+    final InternalRow[] rows;
+    final StructType type;
+
+    Answer(InternalRow[] rows, StructType type) {
+      this.rows = rows;
+      this.type = type;
+    }
+  }
+
+  /** The rows of the procedure's declared output type (Spark 3.5's CALL knows no other). */
   static InternalRow[] call(String procedure, String argumentsJson, StructType output) {
+    Answer answer = answer(procedure, argumentsJson, output);
+    if (!answer.type.equals(output)) {
+      throw SparkCompat.procedureFailure("ProcedureArgumentError",
+          "doris." + procedure + " returns rows with columns that depend on its arguments (" + answer.type.simpleString()
+              + "), which CALL on this Spark line cannot return; call it from Python (iceberg_doris.doris." + procedure
+              + "(spark, ...), a DataFrame) or on Spark 4");
+    }
+    return answer.rows;
+  }
+
+  /**
+   * The procedure's answer: rows of {@code output}, or the rows of the DataFrame it answered with
+   * (see {@link ProcedureFrames}) with that frame's columns.
+   */
+  static Answer answer(String procedure, String argumentsJson, StructType output) {
     JsonNode answer = Json.parse(ProcedureHandlers.current().call(procedure, argumentsJson));
     if (answer.has("error")) {
       JsonNode error = answer.get("error");
       throw SparkCompat.procedureFailure(error.path("type").asText("DorisError"), error.path("message").asText());
     }
+    if (answer.has("frame")) {
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> frame = ProcedureFrames.take(answer.get("frame").asText());
+      if (frame == null) {
+        throw new IllegalStateException("doris." + procedure + " answered with a frame that is not there");
+      }
+      return new Answer(frame.queryExecution().executedPlan().executeCollect(), frame.schema());
+    }
     List<InternalRow> rows = new ArrayList<>();
     for (JsonNode row : answer.get("rows")) {
       rows.add(toRow(row, output));
     }
-    return rows.toArray(new InternalRow[0]);
+    return new Answer(rows.toArray(new InternalRow[0]), output);
   }
 
   static InternalRow toRow(JsonNode values, StructType output) {

@@ -86,8 +86,8 @@ final class PythonProcedure implements UnboundProcedure {
     public Iterator<Scan> call(InternalRow input) {
       ZoneId zone = ZoneId.of(SQLConf.get().sessionLocalTimeZone());
       String arguments = ArgumentsJson.write(inputType, input, named, zone);
-      InternalRow[] rows = ProcedureAnswers.call(name, arguments, output);
-      return Collections.<Scan>singletonList(new Rows(rows)).iterator();
+      ProcedureAnswers.Answer answer = ProcedureAnswers.answer(name, arguments, output);
+      return Collections.<Scan>singletonList(new Rows(answer.rows, answer.type)).iterator();
     }
   }
 
@@ -97,11 +97,13 @@ final class PythonProcedure implements UnboundProcedure {
   }
 
   /** The procedure's result rows. */
-  private final class Rows implements LocalScan {
+  private static final class Rows implements LocalScan {
     private final InternalRow[] rows;
+    private final StructType type;
 
-    Rows(InternalRow[] rows) {
+    Rows(InternalRow[] rows, StructType type) {
       this.rows = rows;
+      this.type = type;
     }
 
     @Override
@@ -111,7 +113,7 @@ final class PythonProcedure implements UnboundProcedure {
 
     @Override
     public StructType readSchema() {
-      return output;
+      return type; // the declared output, or the columns of the frame the procedure answered with
     }
   }
 }
