@@ -15,6 +15,7 @@ Errors are :mod:`iceberg_doris.errors` classes; an operation that raises committ
 
 from iceberg_doris.engine.maintenance import CleanupCounts
 from iceberg_doris.operations.add_partition import add_partition
+from iceberg_doris.operations.check import Finding, check
 from iceberg_doris.operations.cleanup import cleanup
 from iceberg_doris.operations.compact import compact
 from iceberg_doris.operations.create_table import create_table
@@ -63,6 +64,7 @@ __all__ = [
     "AddPartitionRequest",
     "AddPartitionResult",
     "CleanupCounts",
+    "Finding",
     "CleanupRequest",
     "CompactRequest",
     "CompactResult",
@@ -88,6 +90,7 @@ __all__ = [
     "TruncateRequest",
     "TruncateResult",
     "add_partition",
+    "check",
     "cleanup",
     "compact",
     "create_table",

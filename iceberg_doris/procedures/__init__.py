@@ -11,6 +11,7 @@ from iceberg_doris.procedures import (  # noqa: F401
     add_partition,
     add_temp_partition,
     auto_compact,
+    check,
     cleanup,
     compact,
     create_table,

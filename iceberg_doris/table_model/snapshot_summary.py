@@ -25,3 +25,5 @@ CARRIED_DELETES = "doris.carried-deletes"  # rows a compaction deleted in its ne
 KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys
 ROWID_MAP = "doris.rowid-map"  # a compaction's rowid mapping folder, kept for loads that looked up before it (engine.compaction.rowid_map)
 PAST_COMPACTIONS = "doris.past-compactions"  # compactions a keyed load's deletes were converted through instead of a second lookup
+KEYS_CHECKED = "doris.keys-checked"  # the snapshot of main up to which commits not made by iceberg-doris were checked for repeated keys
+REPAIRED_KEYS = "doris.repaired-keys"  # keys a repair of writes outside iceberg-doris left with one live row again

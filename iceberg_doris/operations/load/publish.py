@@ -49,16 +49,20 @@ class LoadCommit:
     routed: RoutedRows
     touched: list[str]  # partitions (temp partitions for a temp load) that receive rows
     counts: tuple[int, int, int]  # loaded, filtered, unselected
+    keys_checked: int | None = None  # the snapshot up to which other writers' commits were checked (keyed loads)
 
     def summary(self) -> dict[str, str]:
         loaded, filtered, unselected = self.counts
-        return {
+        summary = {
             snapshot_summary.LABEL: self.label,
             snapshot_summary.OPERATION: self.request.operation,
             snapshot_summary.LOADED_ROWS: str(loaded),
             snapshot_summary.FILTERED_ROWS: str(filtered),
             snapshot_summary.UNSELECTED_ROWS: str(unselected),
         }
+        if self.keys_checked is not None:
+            summary[snapshot_summary.KEYS_CHECKED] = str(self.keys_checked)
+        return summary
 
 
 def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: JavaObject, commit: LoadCommit) -> DorisTable:
