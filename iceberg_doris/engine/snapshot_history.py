@@ -33,6 +33,11 @@ def removed_files(table: JavaObject, snapshot_id: int) -> FileSet:
     return FileSet(_each(snapshot.removedDataFiles(io)), _each(snapshot.removedDeleteFiles(io)))
 
 
+def added_files(table: JavaObject, snapshot_id: int) -> list[JavaObject]:
+    """The data files snapshot ``snapshot_id`` added."""
+    return _each(table.snapshot(snapshot_id).addedDataFiles(table.io()))
+
+
 def _each(iterable: JavaObject) -> list[JavaObject]:
     items, iterator = [], iterable.iterator()
     while iterator.hasNext():
