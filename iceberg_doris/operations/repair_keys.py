@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from iceberg_doris.engine.commit import commit_atomically
+from iceberg_doris.engine.commit import Committed, commit_atomically
 from iceberg_doris.engine.foreign_commits import UncheckedCommits, live_files_added_by, unchecked_foreign_commits
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.iceberg_tables import read_at_snapshot
+from iceberg_doris.engine.iceberg_tables import iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.live_files import file_order_column, live_files
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
@@ -33,6 +33,7 @@ from iceberg_doris.merge_on_write.repair import Repair, plan_repair, rows_of_key
 from iceberg_doris.operations import progress
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import snapshot_summary
+from iceberg_doris.table_model.partition_predicates import TRUE
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class KeyRepair:
 def repair_foreign_writes(handle: DorisTable) -> KeyRepair:
     """Finds the keys that commits not made by iceberg-doris gave more than one live row and
     repairs them in one commit (nothing is committed when there is nothing to repair)."""
-    table = handle.iceberg.load_table(handle.name)
+    table = handle.table  # as the operation opened it, moments ago: a commit since is checked next time
     unchecked = unchecked_foreign_commits(table)
     if not unchecked.commits or unchecked.head is None:
         return KeyRepair(unchecked.head, 0, 0)
@@ -94,7 +95,7 @@ def repair_foreign_writes(handle: DorisTable) -> KeyRepair:
 def _commit(
     handle: DorisTable, table: JavaObject, unchecked: UncheckedCommits, repair: Repair,
     data_files: object, existing: object, added: list[JavaObject],
-):
+) -> Committed[None]:
     """One RowDelta, validated against every change since the snapshot the keys were read at."""
     iceberg = handle.iceberg
     deletes = write_row_deletes(iceberg, table, repair.deletes, data_files=data_files, existing=existing)  # type: ignore[arg-type]
@@ -102,7 +103,7 @@ def _commit(
     def build(fresh: JavaObject, transaction: JavaObject) -> None:
         stage_keyed_row_delta(
             iceberg, transaction, branch=None, looked_up_in=unchecked.head,
-            conflict_filter=iceberg.expressions.alwaysTrue(), rows_must_exist=list(repair.deletes),
+            conflict_filter=iceberg_expression(iceberg, TRUE), rows_must_exist=list(repair.deletes),
             added_rows=added, added_deletes=deletes[0], removed_deletes=deletes[1],
             summary={
                 snapshot_summary.OPERATION: OPERATION,
