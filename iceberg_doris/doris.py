@@ -41,6 +41,7 @@ __all__ = [
     "add_temp_partition",
     "auto_compact",
     "changes",
+    "check",
     "cleanup",
     "compact",
     "create_table",
@@ -190,6 +191,27 @@ def changes(
         "net": net,
         "temp_partition": temp_partition,
     })
+
+
+@_procedure
+def check(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+) -> list[Row]:
+    """Reports keys with more than one live row, unchecked commits of other writers and lost tombstones; changes nothing.
+
+    One row per check: repeated_keys (unique/aggregate keys with more than one live row, e.g. from a plain Spark INSERT or a pyiceberg append; the next doris.load repairs them by Doris's rule), unchecked_commits (commits not made by iceberg-doris since the last keyed load), dropped_tombstones (a sequence table's rewrites by other writers, e.g. Iceberg's rewrite_data_files, that dropped deleted rows). Status is OK, VIOLATION, PENDING (the next keyed load handles it) or NOT APPLICABLE.
+
+    SQL: CALL doris.check(table string)
+
+    Args:
+        table (string, required): db.tbl
+
+    Returns rows with: check (string), status (string), count (bigint), detail (string)
+    """
+    return _call(spark, "check", {"table": table})
 
 
 @_procedure
@@ -415,7 +437,7 @@ def insert_overwrite(
         auto_create (boolean, default false): Auto-partition tables may create partitions.
         label (string, default NULL): Exactly-once label: letters, digits, '-', '_', ':' (default: generated).
 
-    Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string)
+    Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string), repaired_keys (bigint)
     """
     return _call(spark, "insert_overwrite", {
         "table": table,
@@ -476,7 +498,7 @@ def load(
         max_filter_ratio (double, default 0.0): Tolerated share of filtered rows, 0 to 1.
         strict_mode (boolean, default false): Conversion failures filter the row.
 
-    Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string)
+    Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string), repaired_keys (bigint)
     """
     return _call(spark, "load", {
         "table": table,

@@ -94,3 +94,13 @@ def live_files(
 def delete_file_key(delete_file: JavaObject) -> str:
     """Identity of a delete file: DVs share a Puffin file, so the blob offset is part of it."""
     return f"{delete_file.location()}@{delete_file.contentOffset()}"
+
+
+def file_order_column(data_files: Mapping[str, JavaObject], file_column: str, locations: list[str]) -> Any:
+    """A Spark column: the data sequence number (the commit that wrote its rows) of the planned
+    data file named in ``file_column``, for the files ``locations`` (a literal map, no join)."""
+    from pyspark.sql import Column
+
+    from iceberg_doris.engine.iceberg_java import join_locations
+
+    return Column(data_files.plan.fileOrder(file_column, join_locations(locations)))  # type: ignore[attr-defined]

@@ -55,6 +55,10 @@ def removed_files_matching(table: JavaObject, snapshot_id: int, row_filter: Java
     deletes = [f for f in java_items(plan.deleteFiles()) if delete_file_key(f) in removed_deletes]
     return FileSet(data, deletes)
 
+def added_files(table: JavaObject, snapshot_id: int) -> list[JavaObject]:
+    """The data files snapshot ``snapshot_id`` added."""
+    return _each(table.snapshot(snapshot_id).addedDataFiles(table.io()))
+
 
 def _each(iterable: JavaObject) -> list[JavaObject]:
     items, iterator = [], iterable.iterator()

@@ -16,6 +16,8 @@ Errors are :mod:`iceberg_doris.errors` classes; an operation that raises committ
 from iceberg_doris.engine.maintenance import CleanupCounts
 from iceberg_doris.operations.add_partition import add_partition
 from iceberg_doris.operations.changes import ChangesRequest, changes
+
+from iceberg_doris.operations.check import Finding, check
 from iceberg_doris.operations.cleanup import cleanup
 from iceberg_doris.operations.compact import compact
 from iceberg_doris.operations.create_table import create_table
@@ -65,6 +67,7 @@ __all__ = [
     "AddPartitionResult",
     "ChangesRequest",
     "CleanupCounts",
+    "Finding",
     "CleanupRequest",
     "CompactRequest",
     "CompactResult",
@@ -91,6 +94,8 @@ __all__ = [
     "TruncateResult",
     "add_partition",
     "changes",
+
+    "check",
     "cleanup",
     "compact",
     "create_table",

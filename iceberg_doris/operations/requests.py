@@ -107,6 +107,7 @@ class LoadResult:
     elapsed_ms: int
     error_rows_path: str | None
     snapshot_ids: Mapping[str, int] = field(default_factory=dict)
+    repaired_keys: int = 0  # keys other writers had stored twice, repaired in a commit before the load
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from iceberg_doris.procedures import (  # noqa: F401
     add_temp_partition,
     auto_compact,
     changes,
+
+    check,
     cleanup,
     compact,
     create_table,

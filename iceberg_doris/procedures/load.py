@@ -72,6 +72,10 @@ class LoadProcedure(Procedure):
         OutputColumn("deleted_rows", "bigint", "Rows deleted by MERGE/DELETE loads."),
         OutputColumn("elapsed_ms", "bigint"),
         OutputColumn("error_rows_path", "string", "Where rejected rows and reasons were written; NULL if none."),
+        OutputColumn(
+            "repaired_keys", "bigint",
+            "Keys writers outside iceberg-doris had given a second live row, repaired in a commit before the load.",
+        ),
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
@@ -109,7 +113,7 @@ def load_row(result: LoadResult) -> tuple[Any, ...]:
     """A load's result as the procedures' output row (doris.load and doris.insert_overwrite)."""
     return (
         result.label, result.status, result.snapshot_id, result.loaded_rows, result.filtered_rows,
-        result.unselected_rows, result.deleted_rows, result.elapsed_ms, result.error_rows_path,
+        result.unselected_rows, result.deleted_rows, result.elapsed_ms, result.error_rows_path, result.repaired_keys,
     )
 
 

@@ -29,3 +29,6 @@ ROWID_MAP = "doris.rowid-map"  # a compaction's rowid mapping folder, kept for l
 PAST_COMPACTIONS = "doris.past-compactions"  # compactions a keyed load's deletes were converted through instead of a second lookup
 STREAM = "doris.stream"  # the stream (doris.stream_to) whose micro-batch a load committed
 STREAM_BATCH = "doris.stream-batch"  # that micro-batch's id (Spark's batch id)
+
+KEYS_CHECKED = "doris.keys-checked"  # the snapshot of main up to which commits not made by iceberg-doris were checked for repeated keys
+REPAIRED_KEYS = "doris.repaired-keys"  # keys a repair of writes outside iceberg-doris left with one live row again

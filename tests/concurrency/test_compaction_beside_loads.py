@@ -167,3 +167,44 @@ def test_compact_between_a_load_lookup_and_its_commit(spark, namespace, py_catal
     # compaction's rowid mapping instead of looking its keys up again (test_loads_past_compaction).
     assert (outer["doris.lookups"], outer["doris.past-compactions"]) == ("1", "1")
     assert compact_snapshot(spark, table)["doris.carried-deletes"] == "0"
+
+
+def _shift_segment_offsets(spark: Any, table: str, *, keep_checksum: bool) -> None:
+    """Every offset of the compaction's segment map +1: the file still decodes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pathlib import Path
+
+    folder = compact_snapshot(spark, table)["doris.rowid-map"]
+    path = Path(folder.removeprefix("file:").removeprefix("//")) / "segments.parquet"
+    stored = pq.read_table(path)
+    shifted = stored.set_column(
+        stored.column_names.index("offset"), "offset", pa.array([o + 1 for o in stored.column("offset").to_pylist()], pa.int64())
+    )
+    if not keep_checksum:
+        shifted = shifted.replace_schema_metadata({})
+    pq.write_table(shifted, path)
+    path.with_name(f".{path.name}.crc").unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("keep_checksum", [True, False])
+def test_a_damaged_rowid_map_is_not_used_and_the_load_looks_up_again(spark, namespace, py_catalog, keep_checksum, caplog):
+    import logging
+
+    table = with_work_for_compact(spark, keyed_table(spark, namespace, 3))
+
+    def competitor() -> None:
+        doris.compact(spark, table=table)
+        _shift_segment_offsets(spark, table, keep_checksum=keep_checksum)
+
+    with caplog.at_level(logging.WARNING, logger="iceberg_doris.engine.compaction"):
+        with interleaving.inject(interleaving.LOOKED_UP, once_for(table, competitor)):
+            doris.load(spark, table=table, query=values(["(2,'outer',0)", "(3,'outer',0)"]), label="outer")
+    # Converted through the shifted map, the load would delete keys 3 and 4 and keep key 2 twice.
+    assert readers_agree(spark, py_catalog, table) == [
+        (1, "one", 0), (2, "outer", 0), (3, "outer", 0), (4, "v4", 0), (5, "v5", 0), (6, "v6", 0),
+    ]
+    outer = snapshot_summary(spark, table, "outer")
+    assert outer["doris.lookups"] == "2" and "doris.past-compactions" not in outer
+    reason = "checksum mismatch" if keep_checksum else "no checksum"
+    assert any("is not used" in r.getMessage() and reason in r.getMessage() for r in caplog.records)

@@ -12,6 +12,15 @@ instead of four columns per live row. It is one Parquet file, ``segments.parquet
 compaction's mapping folder (see :mod:`.rowid_map` for the folder's lifetime), written and read
 through the table's ``FileIO``.
 
+The file is bound to the data files it describes and checked before use (object stores keep no
+``.crc`` beside it): each row also holds its new file's size and record count, the footer a SHA-256
+of every row (``doris.rowid-map.sha256``). A reader given the compaction's added and removed data
+files (:func:`read_segment_map`) refuses a map whose checksum differs, that names a new file the
+compaction did not add (or of another size or row count), an old file of another row count, or
+whose segments do not tile each new file's rows exactly; a refused map converts nothing, and the
+load looks its keys up again, with a warning. Maps written before the binding have no checksum:
+they are refused the same way.
+
 The order-keeping rewrite applies to Parquet data files whose deletes are all position deletes or
 deletion vectors (equality deletes are applied by a scan); everything else takes the pairing
 rewrite of :mod:`.rowid_map`.
@@ -35,6 +44,7 @@ from iceberg_doris.errors import CommitConflictError
 log = logging.getLogger(__name__)
 
 SEGMENTS_FILE = "segments.parquet"
+CHECKSUM_KEY = b"doris.rowid-map.sha256"
 
 
 @dataclass(frozen=True)
@@ -159,7 +169,8 @@ def rewrite_in_order(
         if new_file is not None:
             added.append(new_file)
     mapping = SegmentMap(location, sum(int(f.recordCount()) for f in added), segments)
-    write_file(iceberg, table, f"{location}/{SEGMENTS_FILE}", _segments_parquet(list(segments.values())))
+    facts = {str(f.location()): (int(f.fileSizeInBytes()), int(f.recordCount())) for f in added}
+    write_file(iceberg, table, f"{location}/{SEGMENTS_FILE}", _segments_parquet(list(segments.values()), facts))
     return OrderedRewrite(added, mapping)
 
 
@@ -168,8 +179,13 @@ def is_segment_map(iceberg: IcebergJava, table: JavaObject, location: str) -> bo
     return bool(iceberg.helpers.FileBytes.exists(table, f"{location}/{SEGMENTS_FILE}"))
 
 
-def read_segment_map(iceberg: IcebergJava, table: JavaObject, location: str) -> SegmentMap | None:
-    """The stored segments of the mapping folder ``location``; None when they cannot be read."""
+def read_segment_map(
+    iceberg: IcebergJava, table: JavaObject, location: str,
+    added: Mapping[str, tuple[int, int]], removed: Mapping[str, int],
+) -> SegmentMap | None:
+    """The stored segments of the mapping folder ``location``, checked against the compaction's
+    ``added`` data files (location -> (size in bytes, record count)) and ``removed`` ones (location
+    -> record count); None, with a warning for a damaged map, when they cannot be read or used."""
     import pyarrow.parquet as pq
 
     try:
@@ -177,6 +193,10 @@ def read_segment_map(iceberg: IcebergJava, table: JavaObject, location: str) -> 
         frame = pq.read_table(io.BytesIO(data))
     except Exception as error:  # noqa: BLE001 - a missing or damaged mapping means "look the keys up again"
         log.info("compaction mapping %s cannot be read: %s", location, error)
+        return None
+    problem = _refusal(frame, added, removed)
+    if problem is not None:
+        log.warning("compaction mapping %s is not used (%s): the load looks its keys up again", location, problem)
         return None
     segments = {}
     for row in frame.to_pylist():
@@ -187,17 +207,64 @@ def read_segment_map(iceberg: IcebergJava, table: JavaObject, location: str) -> 
     return SegmentMap(location, live, segments)
 
 
-def _segments_parquet(segments: list[Segment]) -> bytes:
+def _refusal(frame: object, added: Mapping[str, tuple[int, int]], removed: Mapping[str, int]) -> str | None:
+    """Why a stored segment map does not describe the compaction's files, or None."""
+    metadata = frame.schema.metadata or {}  # type: ignore[attr-defined]
+    rows = frame.to_pylist()  # type: ignore[attr-defined]
+    if CHECKSUM_KEY not in metadata or "new_file_size" not in frame.column_names:  # type: ignore[attr-defined]
+        return "no checksum: written before maps were bound to their files"
+    if metadata[CHECKSUM_KEY].decode() != _checksum(rows):
+        return "checksum mismatch"
+    tiles: dict[str, list[tuple[int, int]]] = {}
+    for row in rows:
+        if removed.get(row["old_file"]) != row["rows"]:
+            return f"{row['old_file']} is not a file of {row['rows']} rows the compaction replaced"
+        new_file = row["new_file"]
+        if new_file is None:
+            continue
+        if added.get(new_file) != (row["new_file_size"], row["new_file_rows"]):
+            return f"{new_file} is not a file the compaction added with that size and row count"
+        live = row["rows"] - len(BitMap64.deserialize(row["deleted"]))
+        tiles.setdefault(new_file, []).append((int(row["offset"]), live))
+    for new_file, parts in tiles.items():
+        at = 0
+        for offset, live in sorted(parts):
+            if offset != at:
+                return f"the segments of {new_file} do not cover its rows in order"
+            at += live
+        if at != added[new_file][1]:
+            return f"the segments of {new_file} hold {at} rows, the file {added[new_file][1]}"
+    return None
+
+
+def _checksum(rows: list[dict]) -> str:
+    """SHA-256 of a map's rows, in old-file order, every column."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for row in sorted(rows, key=lambda r: r["old_file"]):
+        fields = (row["old_file"], row["new_file"], row["offset"], row["rows"], bytes(row["deleted"]).hex(),
+                  row["new_file_size"], row["new_file_rows"])
+        digest.update(("\t".join("" if f is None else str(f) for f in fields) + "\n").encode())
+    return digest.hexdigest()
+
+
+def _segments_parquet(segments: list[Segment], new_files: Mapping[str, tuple[int, int]]) -> bytes:
+    """The map's Parquet bytes; ``new_files``: each new file's (size in bytes, record count)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    facts = [new_files.get(s.new_file) if s.new_file is not None else None for s in segments]
     table = pa.table({
         "old_file": pa.array([s.old_file for s in segments], pa.string()),
         "new_file": pa.array([s.new_file for s in segments], pa.string()),
         "offset": pa.array([s.offset for s in segments], pa.int64()),
         "rows": pa.array([s.rows for s in segments], pa.int64()),
         "deleted": pa.array([s.deleted.serialize() for s in segments], pa.binary()),
+        "new_file_size": pa.array([f[0] if f else None for f in facts], pa.int64()),
+        "new_file_rows": pa.array([f[1] if f else None for f in facts], pa.int64()),
     })
+    table = table.replace_schema_metadata({CHECKSUM_KEY: _checksum(table.to_pylist()).encode()})
     sink = io.BytesIO()
     pq.write_table(table, sink)
     return sink.getvalue()

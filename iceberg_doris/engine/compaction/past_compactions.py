@@ -20,6 +20,7 @@ and the caller keeps its lookup (its commit's validation fails and it looks its 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,11 +29,13 @@ from pyroaring import BitMap64
 
 from iceberg_doris.engine.compaction.ordered_rewrite import is_segment_map, read_segment_map
 from iceberg_doris.engine.compaction.rowid_map import RowidMap
-from iceberg_doris.engine.file_sets import file_location, ref_snapshot_id
+from iceberg_doris.engine.file_sets import file_location, record_count, ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.live_files import live_files
-from iceberg_doris.engine.snapshot_history import removed_files
+from iceberg_doris.engine.snapshot_history import added_files, removed_files
 from iceberg_doris.table_model import snapshot_summary
+
+log = logging.getLogger(__name__)
 
 COMPACT = "compact"  # the doris.operation of a compaction snapshot
 
@@ -67,11 +70,12 @@ def convert_past_compactions(
         return None
     converted = {location: BitMap64(positions) for location, positions in marks.items()}
     for snapshot_id, mapping_location in compactions:
-        replaced = {file_location(f) for f in removed_files(table, snapshot_id).data_files}
+        replaced = {file_location(f): record_count(f) for f in removed_files(table, snapshot_id).data_files}
         moving = {location: positions for location, positions in converted.items() if location in replaced}
         if not moving:
             continue
-        moved = _open_mapping(iceberg, table, mapping_location).find(iceberg.spark, moving)
+        added = {file_location(f): (int(f.fileSizeInBytes()), record_count(f)) for f in added_files(table, snapshot_id)}
+        moved = _open_mapping(iceberg, table, mapping_location, added, replaced).find(iceberg.spark, moving)
         if moved is None:
             return None
         for location in moving:
@@ -116,9 +120,36 @@ class _Unreadable:
         return None
 
 
-def _open_mapping(iceberg: IcebergJava, table: JavaObject, location: str) -> Any:
+def _open_mapping(
+    iceberg: IcebergJava, table: JavaObject, location: str,
+    added: Mapping[str, tuple[int, int]], removed: Mapping[str, int],
+) -> Any:
     """The compaction's mapping in the folder ``location``: the segments of an order-keeping
-    rewrite, or the pairs of a scan rewrite."""
+    rewrite (checked against the files the compaction ``added`` and ``removed``), or the pairs of
+    a scan rewrite."""
     if is_segment_map(iceberg, table, location):
-        return read_segment_map(iceberg, table, location) or _Unreadable()
-    return RowidMap(location, 0)
+        return read_segment_map(iceberg, table, location, added, removed) or _Unreadable()
+    return _CheckedPairs(RowidMap(location, 0), added)
+
+
+class _CheckedPairs:
+    """A scan rewrite's pairs, used only where what they give fits the compaction's new files:
+    each position within its file's rows, no two old rows on one new row."""
+
+    def __init__(self, mapping: RowidMap, added: Mapping[str, tuple[int, int]]):
+        self.mapping, self.added = mapping, added
+
+    def find(self, spark: Any, positions: Mapping[str, BitMap64]) -> dict[str, BitMap64] | None:
+        found = self.mapping.find(spark, positions)
+        if found is None:
+            return None
+        wanted = sum(len(p) for p in positions.values())
+        fits = all(
+            new_file in self.added and (not moved or moved.max() < self.added[new_file][1])
+            for new_file, moved in found.items()
+        )
+        if not fits or sum(len(moved) for moved in found.values()) != wanted:
+            log.warning("compaction mapping %s is not used (it does not fit the files the compaction added): "
+                        "the load looks its keys up again", self.mapping.location)
+            return None
+        return found

@@ -17,6 +17,8 @@ Read top-down, a load is:
 from __future__ import annotations
 
 import dataclasses
+
+import logging
 import time
 import uuid
 from typing import TYPE_CHECKING
@@ -25,6 +27,7 @@ from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
@@ -48,7 +51,8 @@ from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.load.strict_partial import filter_new_keys
 from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count
 from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
-from iceberg_doris.operations.tables import DorisTable, open_table
+from iceberg_doris.operations.repair_keys import KeyRepair, repair_foreign_writes
+from iceberg_doris.operations.tables import DorisTable, open_table, reopen
 from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel
 
@@ -56,6 +60,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = ["load", "load_into"]
+
+log = logging.getLogger(__name__)
 
 
 def load(spark: "SparkSession", table: str, request: LoadRequest) -> LoadResult:
@@ -83,6 +89,9 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     if request.stream_batch is not None:
         check_batch_new(handle, request.stream_batch)  # a replay is skipped before its rows are read
     check_label_unused(handle, handle.table, label)
+    repair = check_keys_before(handle, request)
+    if repair is not None and repair.snapshot_id is not None:
+        handle = reopen(handle, handle.iceberg.load_table(handle.name))
     operation, table_name = request.operation, handle.name.qualified
     reading = progress.start(operation, table_name, "read")
     frame = read_source(
@@ -130,7 +139,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
                 writing.count(**logged_counts(fresh.counts))
     if fresh is not None:
         counts, error_rows_path = fresh.counts, fresh.error_rows_path
-        commit = load_commit(label, request, counts)
+        commit = load_commit(label, request, counts, repair)
         committed, deleted = publish_keyed(
             KeyedLoad(handle, keyed, into_main=True), fresh_bulk.accepted_rows(counts.routed), commit,
             facts=counts.keys, staged=fresh.files,
@@ -154,7 +163,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         try:
             counts, error_rows_path = counted.counts, counted.error_rows_path
             crash_point(request.operation, "rows-counted")
-            commit = load_commit(label, request, counts)
+            commit = load_commit(label, request, counts, repair)
             if keyed is not None and request.overwrite is not None:
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed_load is not None:
@@ -175,8 +184,21 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         label=label, status="FINISHED", snapshot_id=snapshot_id, loaded_rows=counts.loaded,
         filtered_rows=counts.filtered, unselected_rows=counts.unselected, deleted_rows=deleted,
         elapsed_ms=int((time.monotonic() - started) * 1000), error_rows_path=error_rows_path,
-        snapshot_ids=dict(committed.snapshot_ids),
+        snapshot_ids=dict(committed.snapshot_ids), repaired_keys=repair.repaired_keys if repair is not None else 0,
     )
+
+
+def check_keys_before(handle: DorisTable, request: LoadRequest) -> KeyRepair | None:
+    """A keyed load into main first repairs the keys writers outside iceberg-doris stored twice
+    (:mod:`iceberg_doris.operations.repair_keys`, a commit of its own when there is something to
+    repair). A repair that loses a race with another writer is left to the next load."""
+    if handle.model.keys_model is KeysModel.DUPLICATE or request.overwrite is not None or request.temporary_partitions:
+        return None
+    try:
+        return repair_foreign_writes(handle)
+    except CommitConflictError as error:
+        log.warning("%s: the repair of repeated keys was not committed (%s); the next load tries again", handle.name.qualified, error)
+        return None
 
 
 def logged_counts(counts: RowCounts) -> dict[str, int]:
@@ -184,10 +206,11 @@ def logged_counts(counts: RowCounts) -> dict[str, int]:
     return {"loaded_rows": counts.loaded, "filtered_rows": counts.filtered, "unselected_rows": counts.unselected}
 
 
-def load_commit(label: str, request: LoadRequest, counts: RowCounts) -> LoadCommit:
+def load_commit(label: str, request: LoadRequest, counts: RowCounts, repair: KeyRepair | None = None) -> LoadCommit:
     return LoadCommit(
         label=label, request=request, routed=counts.routed, touched=counts.touched,
         counts=(counts.loaded, counts.filtered, counts.unselected),
+        keys_checked=repair.checked_up_to if repair is not None else None,
     )
 
 

@@ -51,6 +51,7 @@ class LoadCommit:
     routed: RoutedRows
     touched: list[str]  # partitions (temp partitions for a temp load) that receive rows
     counts: tuple[int, int, int]  # loaded, filtered, unselected
+    keys_checked: int | None = None  # the snapshot up to which other writers' commits were checked (keyed loads)
 
     def summary(self) -> dict[str, str]:
         loaded, filtered, unselected = self.counts
@@ -64,6 +65,9 @@ class LoadCommit:
         batch = self.request.stream_batch
         if batch is not None:
             summary |= {snapshot_summary.STREAM: batch.stream, snapshot_summary.STREAM_BATCH: str(batch.batch_id)}
+
+        if self.keys_checked is not None:
+            summary[snapshot_summary.KEYS_CHECKED] = str(self.keys_checked)
         return summary
 
 

@@ -302,6 +302,35 @@ def test_a_corrupt_entry_is_rebuilt_with_a_warning_and_rows_stay_right(spark, na
     assert not {100, 101, 102} & set(got)
 
 
+def test_an_entry_swapped_with_another_files_is_rebuilt_never_used(spark, namespace, cold_index, caplog):
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.w (k BIGINT NOT NULL, v INT, d INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.w"
+    # Two data files of 20 rows each, keys 0-19 and 100-119; a lookup in both stores both entries.
+    load(spark, table, [f"({i}, {i}, 0)" for i in range(20)], "k, v, d", index=True)
+    load(spark, table, [f"({i}, {i}, 0)" for i in range(100, 120)], "k, v, d", index=True)
+    load(spark, table, ["(0, 0, 0)", "(100, 100, 0)"], "k, v, d", index=True)
+    first, second = [e for e in entry_files(spark, table) if len(pq_rows(e)) == 20]
+    # Same row count, valid checksums: each entry now sits where the other file's belongs.
+    first_bytes, second_bytes = first.read_bytes(), second.read_bytes()
+    first.write_bytes(second_bytes)
+    second.write_bytes(first_bytes)
+    for entry in (first, second):
+        entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+    result = load_cold(spark, caplog, table, ["(5, 55, 0)", "(105, 0, 1)"], "k, v, d")
+    assert rejected_for(caplog, "bound to another data file")
+    assert result.deleted_rows == 1
+    got = dict((k, v) for k, v, _ in rows(spark, table))
+    # Used as they were, the swapped entries would miss both keys: key 5 twice, key 105 kept.
+    assert got[5] == 55 and 105 not in got and len(got) == 39
+    assert len([k for k, _v, _d in rows(spark, table) if k == 5]) == 1
+
+
+def pq_rows(entry: Path) -> list:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(entry).column("pos").to_pylist()
+
+
 def _flip_middle(data: bytes) -> bytes:
     middle = len(data) // 3
     return data[:middle] + bytes(b ^ 0x5A for b in data[middle:middle + 16]) + data[middle + 16:]

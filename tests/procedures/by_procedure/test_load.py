@@ -31,8 +31,8 @@ def tables(spark, ns):
 def test_positional_arguments(spark, ns, tables):
     table = tables[0]
     [row] = call(spark, f"CALL doris.load('{table}', '{ns}.src')")  # table, source
-    label, status, snapshot_id, loaded, filtered, unselected, deleted, _elapsed, errors = row
-    assert (status, loaded, filtered, unselected, deleted, errors) == ("FINISHED", 2, 0, 0, 0, None)
+    label, status, snapshot_id, loaded, filtered, unselected, deleted, _elapsed, errors, repaired = row
+    assert (status, loaded, filtered, unselected, deleted, errors, repaired) == ("FINISHED", 2, 0, 0, 0, None, 0)
     assert label.startswith("load_")
     assert spark.sql(f"SELECT snapshot_id FROM {table}.refs WHERE name = 'main'").collect()[0][0] == snapshot_id
     assert sorted(table_rows(spark, table)) == [(1, "a"), (2, "b")]

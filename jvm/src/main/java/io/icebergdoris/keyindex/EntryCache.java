@@ -73,7 +73,7 @@ final class EntryCache {
     if (layout.persist) {
       try {
         if (KeyIndexFiles.exists(files.io(), entryLocation)) {
-          entry = KeyIndexFiles.read(files.io(), entryLocation, layout.codec, layout.sequence != null, file.recordCount);
+          entry = KeyIndexFiles.read(files.io(), entryLocation, layout.codec, layout.sequence != null, file.recordCount, file.binding);
         }
       } catch (Exception e) {
         rejected = e.getClass().getSimpleName() + ": " + e.getMessage();
@@ -89,7 +89,7 @@ final class EntryCache {
       source = EntrySource.BUILT;
       if (layout.persist) {
         try {
-          KeyIndexFiles.write(files.io(), entryLocation, entry, file.location);
+          KeyIndexFiles.write(files.io(), entryLocation, entry, file.location, file.binding);
         } catch (Exception e) {
           unwritten = e.getClass().getSimpleName() + ": " + e.getMessage();
           LOG.warn("key index: could not store the entry of {} at {} ({})", file.location, entryLocation, unwritten);

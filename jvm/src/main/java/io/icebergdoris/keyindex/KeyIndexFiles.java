@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32C;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileAppender;
@@ -79,6 +80,13 @@ import org.apache.spark.sql.types.StructType;
  * file sorted by its keys (as loads write them) has positions 0, 1, 2, ... and says so in its
  * footer ({@link #POSITIONS}): a reader fills them rather than decode them, and the checksum,
  * which covers them as written, rejects a false mark.
+ *
+ * <p>An entry is bound to the data file it describes: its footer holds {@link #BINDING}, a hash of
+ * the data file's location, size in bytes, record count and a fingerprint of its content that every
+ * manifest carries ({@link #binding(DataFile)}: file format, partition spec, and the offsets of its
+ * row groups). A reader verifies it against the file it probes, so an entry copied from another
+ * data file (same row count, valid checksum) is rejected and rebuilt, never used. Entries written
+ * before the binding have none: they are rejected once and rebuilt in place.
  */
 final class KeyIndexFiles {
   static final String FOLDER = "_doris_key_index";
@@ -90,6 +98,7 @@ final class KeyIndexFiles {
   // checksum too, for readers that predate this one; entries without it are verified by that.
   static final String COLUMN_CHECKSUM = "doris.key-index.crc32c-columns";
   static final String DATA_FILE = "doris.key-index.data-file";
+  static final String BINDING = "doris.key-index.data-file-binding";
   // The encoded keys' total length, so a reader allocates their array once (entries written
   // before it was recorded are read all the same, into a growing array).
   static final String KEY_BYTES = "doris.key-index.key-bytes";
@@ -132,6 +141,21 @@ final class KeyIndexFiles {
     return sha256(dataLocation + "\n" + sizeInBytes + "\n" + recordCount).substring(0, 40);
   }
 
+  /**
+   * The binding of an entry to {@code file}: a hash of its location, size, record count and a
+   * fingerprint of its content taken from its Iceberg metadata alone (no read of the data file):
+   * its format, partition spec and row-group offsets, which a planned file and the file as its
+   * writer returned it both carry (unlike column statistics, which planning may drop).
+   */
+  static String binding(DataFile file) {
+    return binding(file.location(), file.fileSizeInBytes(), file.recordCount(),
+        file.format() + ";" + file.specId() + ";" + file.splitOffsets());
+  }
+
+  static String binding(String location, long sizeInBytes, long recordCount, String fingerprint) {
+    return sha256("binding\n" + location + "\n" + sizeInBytes + "\n" + recordCount + "\n" + fingerprint);
+  }
+
   static String layoutHash(KeyCodec codec, Types.NestedField sequence, String nameMapping) {
     String layout = "format=" + FORMAT + ";key=" + codec.description() + ";seq=" + (sequence == null ? "" : sequence.fieldId() + ":" + sequence.type());
     if (!nameMapping.isEmpty()) {
@@ -146,8 +170,13 @@ final class KeyIndexFiles {
     return folder(tableLocation) + "/" + dataFileHash.substring(0, 2) + "/" + dataFileHash + "-" + layoutHash + ".parquet";
   }
 
-  /** Writes {@code entry}; overwrites a (corrupt) file of the same name. */
+  /** Writes {@code entry} bound to no data file (a reader expecting a binding rejects it). */
   static void write(FileIO io, String path, KeyIndexEntry entry, String dataLocation) throws IOException {
+    write(io, path, entry, dataLocation, null);
+  }
+
+  /** Writes {@code entry} of the data file {@code binding} names; overwrites a (corrupt) file of the same name. */
+  static void write(FileIO io, String path, KeyIndexEntry entry, String dataLocation, String binding) throws IOException {
     boolean longKeys = entry.longs != null;
     StructType sparkSchema = longKeys ? SPARK_LONG_KEYS : SPARK_ENCODED_KEYS;
     // Sorted keys and small positions: Parquet v2's delta encodings shrink them, and snappy costs a
@@ -160,6 +189,9 @@ final class KeyIndexFiles {
     footer.put(CHECKSUM, Long.toString(checksum(entry)));
     footer.put(COLUMN_CHECKSUM, Long.toString(columnChecksum(entry)));
     footer.put(DATA_FILE, dataLocation);
+    if (binding != null) {
+      footer.put(BINDING, binding);
+    }
     footer.put(KEY_BYTES, Long.toString(longKeys ? 0 : entry.keyData.length));
     if (positionsInOrder(entry.positions)) {
       footer.put(POSITIONS, IN_ORDER);
@@ -209,8 +241,27 @@ final class KeyIndexFiles {
    * entry, and Iceberg's row reader made that 3x slower than a warm load at 10M keys.
    */
   static KeyIndexEntry read(FileIO io, String path, KeyCodec codec, boolean withSequence, long rows) throws IOException {
+    return read(io, path, codec, withSequence, rows, null);
+  }
+
+  /**
+   * {@link #read(FileIO, String, KeyCodec, boolean, long)}, and the entry must be bound to the data
+   * file {@code binding} names ({@link #binding(DataFile)}; null: not checked).
+   */
+  static KeyIndexEntry read(FileIO io, String path, KeyCodec codec, boolean withSequence, long rows, String binding)
+      throws IOException {
     try (ParquetFileReader reader = ParquetFileReader.open(new ParquetInput(io.newInputFile(path)), DirectZstd.options())) {
       FileMetaData meta = reader.getFooter().getFileMetaData();
+      if (binding != null) {
+        String bound = meta.getKeyValueMetaData().get(BINDING);
+        if (bound == null) {
+          throw new IllegalStateException("not bound to its data file (written before entries were)");
+        }
+        if (!bound.equals(binding)) {
+          throw new IllegalStateException(
+              "bound to another data file (" + meta.getKeyValueMetaData().get(DATA_FILE) + "), not this one");
+        }
+      }
       String expectedColumns = meta.getKeyValueMetaData().get(COLUMN_CHECKSUM);
       String expected = meta.getKeyValueMetaData().get(CHECKSUM);
       if (expected == null && expectedColumns == null) {

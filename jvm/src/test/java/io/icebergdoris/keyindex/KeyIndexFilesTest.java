@@ -242,6 +242,27 @@ class KeyIndexFilesTest {
   }
 
   @Test
+  void anEntryIsReadOnlyForTheDataFileItIsBoundTo() throws IOException {
+    KeyIndexEntry entry = longEntry(20, false, 0, false);
+    String a = KeyIndexFiles.binding("s3://b/t/data/a.parquet", 1000, 20, "PARQUET;0;[4]");
+    String b = KeyIndexFiles.binding("s3://b/t/data/b.parquet", 1000, 20, "PARQUET;0;[4]");
+    String sameNameOtherContent = KeyIndexFiles.binding("s3://b/t/data/a.parquet", 1000, 20, "PARQUET;0;[4, 600]");
+    KeyIndexFiles.write(io, path("a.parquet"), entry, "s3://b/t/data/a.parquet", a);
+    assertSameEntry(entry, KeyIndexFiles.read(io, path("a.parquet"), LONG_KEY, false, 20, a));
+    // Copied to where file b's entry belongs: same row count, valid checksum, and still refused.
+    Files.copy(new File(path("a.parquet")).toPath(), new File(path("b.parquet")).toPath());
+    IllegalStateException copied =
+        assertThrows(IllegalStateException.class, () -> KeyIndexFiles.read(io, path("b.parquet"), LONG_KEY, false, 20, b));
+    assertEquals("bound to another data file (s3://b/t/data/a.parquet), not this one", copied.getMessage());
+    assertThrows(IllegalStateException.class, () -> KeyIndexFiles.read(io, path("a.parquet"), LONG_KEY, false, 20, sameNameOtherContent));
+    // An entry written before entries were bound: refused where a binding is expected (and rebuilt).
+    KeyIndexFiles.write(io, path("old.parquet"), entry, "s3://b/t/data/a.parquet");
+    IllegalStateException old =
+        assertThrows(IllegalStateException.class, () -> KeyIndexFiles.read(io, path("old.parquet"), LONG_KEY, false, 20, a));
+    assertEquals("not bound to its data file (written before entries were)", old.getMessage());
+  }
+
+  @Test
   void anotherRowCountThanTheDataFilesIsRefused() throws IOException {
     KeyIndexFiles.write(io, path("e.parquet"), longEntry(10, false, 0, false), "d");
     assertEquals("10 rows for a data file of 11", refused(path("e.parquet"), LONG_KEY, false, 11).getMessage());
