@@ -16,11 +16,30 @@ def lake_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("lake")
 
 
+# Spark's own INSERT / DELETE / UPDATE / MERGE on Doris tables run as Doris operations in every
+# session with the extension (tests/procedures/test_spark_statements.py proves it). Most tests use
+# those statements as the other writer a Doris table must withstand (a plain Spark job, another
+# engine), so the shared session writes plain Iceberg rows unless a test asks for the statements.
+SPARK_STATEMENTS = "spark.doris.sparkStatements.enabled"
+
+
 @pytest.fixture(scope="session")
 def spark(lake_home: Path) -> Iterator["object"]:
     session = iceberg_doris.session(home=lake_home)
+    session.conf.set(SPARK_STATEMENTS, "false")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def spark_statements(spark: "object") -> Iterator["object"]:
+    """The shared session with Spark's statements on Doris tables run as Doris operations (the
+    default of every session users build)."""
+    spark.conf.set(SPARK_STATEMENTS, "true")
+    try:
+        yield spark
+    finally:
+        spark.conf.set(SPARK_STATEMENTS, "false")
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from tests.procedures.test_keyed_loads import readers_agree, values
 
 pytestmark = [
     pytest.mark.spark,
+    pytest.mark.usefixtures("spark_statements"),
     # The statement rule is built for Spark 4's plans (jvm/src/spark4); Spark 3.5 has no port yet.
     pytest.mark.skipif(not running_line().native_call, reason="Spark's statements on Doris tables: Spark 4 only"),
 ]
@@ -183,3 +184,15 @@ def test_plain_iceberg_tables_are_untouched(spark, namespace):
     assert [tuple(r) for r in spark.sql(f"SELECT * FROM {table}").collect()] == [(1, "b"), (1, "b")]
     assert "doris.operation" not in last_summary(spark, table)
     assert "DorisStatement" not in spark.sql(f"EXPLAIN INSERT INTO {table} VALUES (2, 'c')").collect()[0][0]
+
+
+def test_the_session_setting_turns_the_statements_into_plain_iceberg_writes(spark, namespace):
+    table, _ = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    spark.sql(f"INSERT INTO {table} VALUES (1, 'a', 1)")
+    spark.conf.set("spark.doris.sparkStatements.enabled", "false")
+    try:
+        spark.sql(f"INSERT INTO {table} VALUES (1, 'b', 2)")  # a plain append: the key is stored twice
+    finally:
+        spark.conf.set("spark.doris.sparkStatements.enabled", "true")
+    assert "doris.operation" not in last_summary(spark, table)
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT k, v FROM {table}").collect()) == [(1, "a"), (1, "b")]

@@ -65,9 +65,16 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
     this.rowLevel = rowLevel;
   }
 
+  /** Session setting that turns the rule off: Spark's statements then write plain Iceberg rows. */
+  public static final String ENABLED = "spark.doris.sparkStatements.enabled";
+
+  private boolean enabled() {
+    return !"false".equalsIgnoreCase(session.conf().get(ENABLED, "true").trim());
+  }
+
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
-    if (plan instanceof DorisStatement || !ProcedureHandlers.isRegistered()) {
+    if (plan instanceof DorisStatement || !ProcedureHandlers.isRegistered() || !enabled()) {
       return plan;
     }
     if (rowLevel) {
