@@ -6,10 +6,11 @@
 # time travel.
 SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # What the other lines run within CI's time: on both, the tests of what differs by line (the CALL
-# bridge, argument binding, keyed loads, session settings and listeners); on 3.5 also the gap above,
+# bridge, argument binding, Spark statements on Doris tables (Spark 4 only), keyed loads, session
+# settings and listeners); on 3.5 also the gap above,
 # its own entry points, local-cluster masters and the CLI's output (4.0 shares 4.1's Spark 4 classes
 # and launcher for those).
-LINE_TESTS = tests/spark_session/test_call_bridge.py tests/procedures/test_argument_values.py \
+LINE_TESTS = tests/spark_session/test_call_bridge.py tests/procedures/test_argument_values.py tests/procedures/test_spark_statements.py \
 	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py \
 	tests/spark_session/test_session_defaults.py tests/spark_session/test_loopback_listeners.py
 SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
