@@ -34,6 +34,7 @@ def test_a_unique_key_load_logs_read_check_lookup_and_commit_with_its_row_counts
     table = unique_table(spark, namespace)
     doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a'), (2, 'a') AS t(k, v)")
     caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    caplog.clear()  # sessions log progress by default: only what follows counts
     doris.load(
         spark, table=table, max_filter_ratio=0.5,
         query="SELECT * FROM VALUES (2, 'b'), (3, 'b'), (NULL, 'x') AS t(k, v)",  # the NULL key is filtered
@@ -56,6 +57,7 @@ def test_duplicate_key_loads_and_overwrites_log_their_one_pass_write(spark, name
     table = f"{namespace}.d"
     doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    caplog.clear()  # sessions log progress by default: only what follows counts
     doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c') AS t(k, v)", where="k < 3")
     assert phases_done(caplog) == [
         ("load", "read", {}),
@@ -74,6 +76,7 @@ def test_duplicate_key_loads_and_overwrites_log_their_one_pass_write(spark, name
 def test_a_keyed_overwrite_logs_check_write_and_commit(spark, namespace, caplog):
     table = unique_table(spark, namespace)
     caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    caplog.clear()  # sessions log progress by default: only what follows counts
     doris.insert_overwrite(spark, table=table, query="SELECT * FROM VALUES (7, 'x'), (8, 'y') AS t(k, v)")
     assert phases_done(caplog) == [
         ("insert_overwrite", "read", {}),
@@ -88,6 +91,7 @@ def test_delete_and_compact_log_their_phases(spark, namespace, caplog):
     doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c') AS t(k, v)")
     caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    caplog.clear()  # sessions log progress by default: only what follows counts
     doris.delete(spark, table=table, where="k = 2")
     doris.compact(spark, table=table)
     assert phases_done(caplog) == [

@@ -61,7 +61,7 @@ def test_a_truncated_partition_comes_back_after_the_emptied_one_is_force_dropped
     )
     doris.drop_partition(spark, table=table, partition="p0", force=True)
     [row] = doris.recover_partition(spark, table=table, partition="P0")  # names match case-insensitively
-    assert (row.partition_name, row.recovered_rows, row.dropped_in_snapshot) == ("P0", 2, truncated.snapshot_id)
+    assert (row.partition_name, row.recovered_rows, row.dropped_in_snapshot) == ("p0", 2, truncated.snapshot_id)  # back as it was spelled
     # The rows p0 had when truncated, the replaced version of key 2 still deleted.
     assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "b2"), (11, "c"), (12, "d")]
     doris.load(spark, table=table, query=values(["(1,'a2')"], "k, v"))  # keys keep working
