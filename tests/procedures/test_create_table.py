@@ -86,7 +86,7 @@ def test_plain_spark_table_is_a_duplicate_table(spark, namespace):
     info = describe(spark, f"{namespace}.plain")
     assert info[("table", "keys_model")] == "DUPLICATE"
     assert info[("table", "key_columns")] == ""
-    assert info[("column", "ts")] == "DATETIME NULL"
+    assert info[("column", "ts")] == "DATETIME(6) NULL"  # Spark keeps microseconds: not rounded to whole seconds
 
 
 def test_describe_unknown_table(spark, namespace):

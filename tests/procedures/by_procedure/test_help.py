@@ -11,7 +11,7 @@ from tests.procedures.by_procedure import call, sql_error
 pytestmark = pytest.mark.spark
 
 PROCEDURES = [
-    "add_partition", "add_temp_partition", "auto_compact", "cleanup", "compact", "create_table", "delete", "describe", "drop_partition",
+    "add_partition", "add_temp_partition", "auto_compact", "changes", "check", "cleanup", "compact", "create_table", "delete", "describe", "drop_partition",
     "drop_temp_partition", "help", "insert_overwrite", "load", "recover_partition", "rename_partition",
     "replace_partition", "run_dynamic_partition", "set_properties", "show_partitions", "swap_temp_partition", "truncate",
 ]
