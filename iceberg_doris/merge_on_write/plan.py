@@ -332,10 +332,19 @@ def new_keys(decided: "DataFrame") -> "DataFrame":
 def _batch_aggregates(shape: KeyedLoadShape) -> list["Column"]:
     from pyspark.sql import functions as F
 
-    version = shape.model.property("replace_version_column")
-    order = F.struct(F.col(_q(version)), F.col(ORDER)) if version else F.col(ORDER)
+    return model_aggregates(shape.model, F.col(ORDER))
+
+
+def model_aggregates(model: DorisTableModel, newest: "Column") -> list["Column"]:
+    """One aggregate per value column of an AGGREGATE KEY table, merging a key's rows by Doris's
+    rules; ``newest`` orders the rows (larger is newer) for REPLACE and REPLACE_IF_NOT_NULL, after
+    the ``replace_version_column`` if the table has one."""
+    from pyspark.sql import functions as F
+
+    version = model.property("replace_version_column")
+    replace_order = F.struct(F.col(_q(version)), newest) if version else newest
     result = []
-    for column in shape.model.value_columns:
+    for column in model.value_columns:
         value = F.col(_q(column.name))
         kind = column.aggregation or "REPLACE"
         if kind == "SUM":
@@ -345,9 +354,9 @@ def _batch_aggregates(shape: KeyedLoadShape) -> list["Column"]:
         elif kind == "MIN":
             aggregate = F.min(value)
         elif kind == "REPLACE_IF_NOT_NULL":
-            aggregate = F.max_by(value, F.when(value.isNotNull(), F.col(ORDER)))
+            aggregate = F.max_by(value, F.when(value.isNotNull(), newest))
         else:
-            aggregate = F.max_by(value, order)
+            aggregate = F.max_by(value, replace_order)
         result.append(aggregate.alias(column.name))
     return result
 

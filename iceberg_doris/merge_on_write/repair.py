@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.merge_on_write.plan import FILE, POSITION
+from iceberg_doris.merge_on_write.plan import FILE, POSITION, model_aggregates
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def plan_repair(rows: "DataFrame", model: DorisTableModel, file_order: "Column")
     newest = F.struct(F.col(FILE_ORDER), F.col(POSITION), F.col(FILE))
     if model.keys_model is KeysModel.AGGREGATE:
         removed = ordered
-        merged = ordered.groupBy(*keys).agg(*_aggregates(model, newest))
+        merged = ordered.groupBy(*keys).agg(*model_aggregates(model, newest))
         merged = merged.select(*[F.col(_q(c.name)).cast(c.spark_type).alias(c.name) for c in model.columns])
     else:
         order = [F.col(FILE_ORDER).desc(), F.col(POSITION).desc(), F.col(FILE).desc()]
@@ -93,29 +93,6 @@ def plan_repair(rows: "DataFrame", model: DorisTableModel, file_order: "Column")
     deletes = {row[0]: BitMap64(row[1]) for row in per_file}
     key_count = removed.select(*keys).distinct().count() if deletes else 0
     return Repair(deletes, merged, key_count, sum(len(p) for p in deletes.values()))
-
-
-def _aggregates(model: DorisTableModel, newest: "Column") -> list["Column"]:
-    from pyspark.sql import functions as F
-
-    version = model.property("replace_version_column")
-    replace_order = F.struct(F.col(_q(version)), newest) if version else newest
-    result = []
-    for column in model.value_columns:
-        value = F.col(_q(column.name))
-        kind = column.aggregation or "REPLACE"
-        if kind == "SUM":
-            aggregate = F.sum(value)
-        elif kind == "MAX":
-            aggregate = F.max(value)
-        elif kind == "MIN":
-            aggregate = F.min(value)
-        elif kind == "REPLACE_IF_NOT_NULL":
-            aggregate = F.max_by(value, F.when(value.isNotNull(), newest))
-        else:
-            aggregate = F.max_by(value, replace_order)
-        result.append(aggregate.alias(column.name))
-    return result
 
 
 def _q(name: str) -> str:
