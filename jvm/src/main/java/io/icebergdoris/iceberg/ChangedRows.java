@@ -252,7 +252,7 @@ public final class ChangedRows {
   private static InternalRow changed(InternalRow row, DataType[] types, UTF8String kind, Part part, UTF8String location, long position) {
     Object[] values = new Object[types.length + 6];
     for (int c = 0; c < types.length; c++) {
-      values[c] = row.isNullAt(c) ? null : copied(row.get(c, types[c]));
+      values[c] = row.isNullAt(c) ? null : PositionReads.kept(row.get(c, types[c]));
     }
     values[types.length] = kind;
     values[types.length + 1] = part.snapshotId;
@@ -261,24 +261,5 @@ public final class ChangedRows {
     values[types.length + 4] = location;
     values[types.length + 5] = position;
     return new GenericInternalRow(values);
-  }
-
-  private static Object copied(Object value) {
-    if (value instanceof UTF8String) {
-      return ((UTF8String) value).clone();
-    }
-    if (value instanceof InternalRow) {
-      return ((InternalRow) value).copy();
-    }
-    if (value instanceof org.apache.spark.sql.catalyst.util.ArrayData) {
-      return ((org.apache.spark.sql.catalyst.util.ArrayData) value).copy();
-    }
-    if (value instanceof org.apache.spark.sql.catalyst.util.MapData) {
-      return ((org.apache.spark.sql.catalyst.util.MapData) value).copy();
-    }
-    if (value instanceof byte[]) {
-      return ((byte[]) value).clone();
-    }
-    return value;
   }
 }

@@ -469,7 +469,7 @@ public final class KeyIndexRows {
   }
 
   /** Values the reader may reuse are copied (strings and nested values). */
-  private static Object copied(Object value) {
+  static Object copied(Object value) {
     if (value instanceof UTF8String) {
       return ((UTF8String) value).clone();
     }

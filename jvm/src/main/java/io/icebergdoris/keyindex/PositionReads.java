@@ -22,4 +22,12 @@ public final class PositionReads {
   public static List<InternalRow> rowsAt(Table table, Schema projection, String location, long[] positions, boolean fromPages) {
     return KeyIndexRows.readAt(table, projection, new KeyIndexRows.FileRows(location, positions), fromPages, null);
   }
+
+  /**
+   * {@code value} as a row kept after its reader moves on: strings and nested values a reader
+   * may reuse are copied.
+   */
+  public static Object kept(Object value) {
+    return KeyIndexRows.copied(value);
+  }
 }
