@@ -360,33 +360,35 @@ PHASES = {
 
 
 class SparkJobs:
-    """Records the Spark jobs the current thread runs inside the ``with`` block (by job group):
-    how many, their summed duration, and the slowest by call site."""
+    """Records the Spark jobs the current thread runs inside the ``with`` block: how many, their
+    summed duration, and the slowest by call site.
+
+    The jobs are found by a job tag, not a job group: every ``doris.*`` operation runs in a job group
+    of its own (spark_session/job_groups.py), which replaces the caller's group while tags add up."""
 
     def __init__(self, spark: "SparkSession", label: str = "bench"):
         self.spark = spark
-        self.group = f"{label}-{uuid.uuid4().hex[:12]}"
+        self.tag = f"{label}-{uuid.uuid4().hex[:12]}"
         self.jobs: list[tuple[str, float, int]] = []  # (call site, seconds, tasks)
+        self.job_ids: list[int] = []
 
     def __enter__(self) -> "SparkJobs":
-        sc = self.spark.sparkContext
-        self.previous = (sc.getLocalProperty("spark.jobGroup.id"), sc.getLocalProperty("spark.job.description"))
-        sc.setJobGroup(self.group, self.group)
+        self.spark.sparkContext._jsc.sc().addJobTag(self.tag)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         sc = self.spark.sparkContext
-        sc.setLocalProperty("spark.jobGroup.id", self.previous[0])  # type: ignore[arg-type]
-        sc.setLocalProperty("spark.job.description", self.previous[1])  # type: ignore[arg-type]
+        sc._jsc.sc().removeJobTag(self.tag)
         try:
             store = sc._jsc.sc().statusStore()
-            for job_id in sorted(sc.statusTracker().getJobIdsForGroup(self.group)):
+            for job_id in sorted(sc._jsc.sc().statusTracker().getJobIdsForTag(self.tag)):
                 job = store.job(job_id)
+                self.job_ids.append(int(job_id))
                 start, end = job.submissionTime(), job.completionTime()
                 seconds = (end.get().getTime() - start.get().getTime()) / 1000 if start.isDefined() and end.isDefined() else float("nan")
                 self.jobs.append((str(job.name()), seconds, int(job.numTasks())))
         except Exception:  # noqa: BLE001 - a Spark without this API: no job listing, nothing else lost
-            self.jobs = []
+            self.jobs, self.job_ids = [], []
 
     @property
     def count(self) -> int:

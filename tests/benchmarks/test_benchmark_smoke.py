@@ -87,3 +87,33 @@ def test_bulk_loads_hold_the_source_rows(bench):
     result = suite_bulk.run(bench, TINY, reps=1)
     check(result)
     assert len(result.targets) == 4
+
+
+@pytest.mark.spark
+def test_spark_jobs_counts_the_jobs_of_a_doris_operation(spark, namespace):
+    """Every doris.* operation runs in a job group of its own; the benchmarks' job count must still
+    see its jobs (it follows a job tag, which the operation's group does not replace)."""
+    from benchmarks.common import SparkJobs
+    from iceberg_doris import doris
+
+    table = f"{namespace}.jobs_counted"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    source = spark.createDataFrame([(1, "a"), (2, "b")], "k BIGINT, v STRING")
+    before = set(_load_job_ids(spark))
+    with SparkJobs(spark) as jobs:
+        doris.load(spark, table=table, source=source)
+    load_jobs = set(_load_job_ids(spark)) - before
+    assert load_jobs, "the load ran no Spark job in a doris.load job group"
+    assert load_jobs <= set(jobs.job_ids), jobs.text()
+    assert spark.table(table).count() == 2
+
+
+def _load_job_ids(spark) -> list[int]:
+    """Ids of every job Spark ran in a ``doris.load-...`` job group, read from Spark's status store."""
+    jobs = spark.sparkContext._jsc.sc().statusStore().jobsList(None)
+    ids = []
+    for i in range(jobs.size()):
+        job = jobs.apply(i)
+        if job.jobGroup().isDefined() and str(job.jobGroup().get()).startswith("doris.load-"):
+            ids.append(int(job.jobId()))
+    return ids
