@@ -147,10 +147,11 @@ def prepare_rows(
     # Mapped names that are not table columns matter only to where and extra: carry just those
     # (a mapping of 10,000 source columns must not cost 10,000 columns in every later projection).
     others = _referenced(resolved.others, used_by)
-    staged = [F.col(_quote(name)) for name in others]
-    staged += [F.col(_quote(source)).alias(raw_names[index]) for index, source in resolved.sources.items()]
+    # SQL text (select_sql): Columns built in Python cost about ten py4j round trips each.
+    staged = [_quote(name) for name in others]
+    staged += [f"{_quote(source)} AS {_quote(raw_names[index])}" for index, source in resolved.sources.items()]
     if MALFORMED_COLUMN in scope.columns:
-        staged.append(F.col(MALFORMED_COLUMN))
+        staged.append(_quote(MALFORMED_COLUMN))
     conversions = {}
     for index, source in resolved.sources.items():
         source_type = scope.schema[source].dataType
@@ -525,13 +526,14 @@ def _normalised_datetime(source: str) -> str:
     )
 
 
-def _select_conversions(scope: "DataFrame", staged: list[Any], targets: list[TargetColumn],
+def _select_conversions(scope: "DataFrame", staged: list[str], targets: list[TargetColumn],
                         conversions: dict[int, str], sources: dict[int, str]) -> "DataFrame":
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
 
     try:
-        return scope.select(*staged, *[F.expr(sql).alias(f"__doris_v{index}") for index, sql in conversions.items()])
+        # Each conversion is generated SQL over quoted names: parenthesised, it is one expression.
+        return select_sql(scope, staged + [f"({sql}) AS `__doris_v{index}`" for index, sql in conversions.items()])
     except PySparkException as exc:
         failure = exc
     for index, sql in conversions.items():  # name the column that cannot be converted

@@ -100,7 +100,8 @@ def publish_rows(
     from pyspark.sql import functions as F
 
     request, routed = commit.request, commit.routed
-    columns = [F.col(quote_identifier(t.name)) for t in targets]
+    # Built only when rows are written here: each Column costs py4j round trips.
+    columns = [F.col(quote_identifier(t.name)) for t in targets] if staged is None else []
     files: dict[str | None, list[JavaObject]] = {}
     writing = None if staged is not None else progress.start(request.operation, handle.name.qualified, "write")
     if staged is not None:
@@ -142,7 +143,12 @@ def publish_rows(
 
     with progress.phase(request.operation, handle.name.qualified, "commit") as committing:
         committing.count(rows=commit.counts[0])
-        return commit_atomically(handle.iceberg, handle.name, build, operation=f"{request.operation} into", label=commit.label)
+        # On the table the load opened: the transaction refreshes it from the catalog (one read),
+        # where loading it again would be a second catalog read and metadata parse per load.
+        return commit_atomically(
+            handle.iceberg, handle.name, build, operation=f"{request.operation} into", label=commit.label,
+            table=handle.table,
+        )
 
 
 def publish_keyed_overwrite(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import record_count
 from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.loading import STATUS_COLUMN, STATUS_OK, TargetColumn
@@ -57,8 +58,9 @@ def with_partition_column(routed: RoutedRows) -> "DataFrame":
     """The routed rows with their partition's name (NULL on an unpartitioned table)."""
     from pyspark.sql import functions as F
 
-    partition = F.col(PARTITION_COLUMN) if routed.partitions is not None else F.lit(None).cast("string")
-    return routed.frame.withColumn(PARTITION_COLUMN, partition)
+    if routed.partitions is not None:
+        return routed.frame  # routing named them (replacing the column with itself cost round trips)
+    return routed.frame.withColumn(PARTITION_COLUMN, F.lit(None).cast("string"))
 
 
 def stage_and_count(
@@ -73,27 +75,31 @@ def stage_and_count(
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
-    ok = F.col(STATUS_COLUMN) == STATUS_OK
+    # The observed metrics and the projection are SQL text: each Column built in Python costs
+    # py4j round trips (about ten for F.col), a fixed cost every load paid per column.
+    ok_sql = f"{quote_identifier(STATUS_COLUMN)} = '{STATUS_OK}'"
+    partition_sql = quote_identifier(PARTITION_COLUMN)
     frame = with_partition_column(routed)
     observation = Observation()
-    metrics = [
-        F.max(F.when(~ok, F.lit(1)).otherwise(F.lit(0))).alias("others"),
+    metrics = {
+        "others": f"max(CASE WHEN {ok_sql} THEN 0 ELSE 1 END)",
         # As JSON text: an observed array reaches Python as a Java object.
-        F.to_json(F.collect_set(F.when(ok, F.col(PARTITION_COLUMN)))).alias("touched"),
-    ]
+        "touched": f"to_json(collect_set(CASE WHEN {ok_sql} THEN {partition_sql} END))",
+    }
     if keyed is not None:
-        first = F.col(quote_identifier(keyed.keys[0]))
-        metrics += [
-            F.max(F.when(ok & F.col(DELETE), F.lit(1)).otherwise(F.lit(0))).alias("deletes"),
+        first = quote_identifier(keyed.keys[0])
+        metrics |= {
+            "deletes": f"max(CASE WHEN {ok_sql} AND {quote_identifier(DELETE)} THEN 1 ELSE 0 END)",
             # As text: an observed date or timestamp reaches Python as a Java object.
-            F.min(F.when(ok, first)).cast("string").alias("low"),
-            F.max(F.when(ok, first)).cast("string").alias("high"),
-        ]
-    watched = frame.observe(observation, *metrics)
+            "low": f"CAST(min(CASE WHEN {ok_sql} THEN {first} END) AS STRING)",
+            "high": f"CAST(max(CASE WHEN {ok_sql} THEN {first} END) AS STRING)",
+        }
+    watched = frame.observe(observation, *[F.expr(text).alias(name) for name, text in metrics.items()])
+    accepted = watched.filter(ok_sql)
     if keyed is not None:
-        rows = new_rows(all_new(watched.filter(ok), keyed), keyed)
+        rows = new_rows(all_new(accepted, keyed), keyed)
     else:
-        rows = watched.filter(ok).select(*[F.col(quote_identifier(t.name)) for t in targets])
+        rows = select_sql(accepted, [quote_identifier(t.name) for t in targets])
     files = stage_data_files(handle.iceberg, handle.name, rows, table=handle.table)
     seen = observation.get or {}
     loaded = sum(map(record_count, files))
@@ -111,7 +117,7 @@ def stage_and_count(
         by_status = {}
         if seen["others"]:
             # Some rows were not loaded: count them exactly.
-            others = frame.filter(~ok).groupBy(STATUS_COLUMN).count().collect()
+            others = frame.filter(f"NOT ({ok_sql})").groupBy(STATUS_COLUMN).count().collect()
             by_status = {row[STATUS_COLUMN]: int(row["count"]) for row in others}
         touched = sorted(str(name) for name in json.loads(seen["touched"]) if name is not None)
     filtered, unselected = by_status.get("error", 0), by_status.get("unselected", 0)

@@ -14,7 +14,9 @@ import org.apache.spark.sql.catalyst.plans.logical.HintInfo;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.OneRowRelation;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.Range;
 import org.apache.spark.sql.catalyst.plans.logical.ResolvedHint;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.execution.FileSourceScanExec;
@@ -34,7 +36,8 @@ public final class PlanShapes {
   /**
    * Whether computing {@code frame} is only reading rows: projections, filters and observations
    * ({@code Dataset.observe}, counted as the rows pass) over cached
-   * frames already computed, local rows or tables' files, and joins of such rows with a side
+   * frames already computed, local rows, generated rows ({@code range}, a query without
+   * {@code FROM}) or tables' files, and joins of such rows with a side
    * hinted to be broadcast (built in a job of its own, then only probed as the rows pass). Such
    * rows can be written by one task ({@code coalesce(1)}) at the cost of reading them there;
    * anything else (a shuffled join, an aggregate, a cache not yet filled, rows from an RDD) would
@@ -137,6 +140,11 @@ public final class PlanShapes {
       return cachedMeanwhile || ((InMemoryRelation) plan).cacheBuilder().isCachedColumnBuffersLoaded();
     }
     if (plan instanceof LocalRelation || plan instanceof LogicalRelation || plan instanceof DataSourceV2Relation) {
+      return true;
+    }
+    // Rows Spark generates as it reads them (SELECT ... FROM range(n), a query without FROM): one
+    // task makes them as cheaply as several; shuffling them to one writer cost a job of its own.
+    if (plan instanceof Range || plan instanceof OneRowRelation) {
       return true;
     }
     if (plan instanceof Join) {

@@ -1,0 +1,67 @@
+"""What one action costs the driver, counted rather than timed: Spark jobs, SQL executions, py4j
+round trips and catalog loads of an Iceberg table.
+
+Jobs are counted by Spark's next job id (a load starts some of its jobs from JVM threads, which a
+job group would not see); nothing else may run jobs in the session meanwhile. Round trips and
+table loads are counted by wrapping the real calls: every call still reaches the real JVM and
+catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from iceberg_doris.engine.iceberg_java import IcebergJava
+
+
+@dataclass
+class Costs:
+    jobs: int = 0
+    sql_executions: int = 0
+    round_trips: int = 0
+    table_loads: int = 0
+
+
+def _next_job_id(spark: Any) -> int:
+    return int(spark.sparkContext._jsc.sc().dagScheduler().nextJobId())
+
+
+def _executions(spark: Any) -> int:
+    # SQL executions reach the status store through the listener bus: drained first.
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
+    return int(spark._jsparkSession.sharedState().statusStore().executionsCount())
+
+
+@contextmanager
+def counted(spark: Any, monkeypatch: Any) -> Iterator[Costs]:
+    """Counts what the body costs into the yielded :class:`Costs` (filled when the body ends)."""
+    costs = Costs()
+    client = spark.sparkContext._gateway._gateway_client
+    send, load = client.send_command, IcebergJava.load_table
+
+    def sent(*args: Any, **kwargs: Any) -> Any:
+        costs.round_trips += 1
+        return send(*args, **kwargs)
+
+    def loaded(self: IcebergJava, name: Any) -> Any:
+        costs.table_loads += 1
+        return load(self, name)
+
+    jobs, executions = _next_job_id(spark), _executions(spark)
+    monkeypatch.setattr(client, "send_command", sent)
+    monkeypatch.setattr(IcebergJava, "load_table", loaded)
+    try:
+        yield costs
+    finally:
+        monkeypatch.setattr(client, "send_command", send)
+        monkeypatch.setattr(IcebergJava, "load_table", load)
+        costs.jobs = _next_job_id(spark) - jobs
+        costs.sql_executions = _executions(spark) - executions
+
+
+def costs_of(spark: Any, monkeypatch: Any, action: Callable[[], object]) -> Costs:
+    with counted(spark, monkeypatch) as costs:
+        action()
+    return costs
