@@ -13,14 +13,11 @@ import pytest
 from pyspark.errors import IllegalArgumentException
 
 from iceberg_doris import doris
-from iceberg_doris.spark_session.spark_lines import running_line
 from tests.procedures.test_keyed_loads import readers_agree, values
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.usefixtures("spark_statements"),
-    # The statement rule is built for Spark 4's plans (jvm/src/spark4); Spark 3.5 has no port yet.
-    pytest.mark.skipif(not running_line().native_call, reason="Spark's statements on Doris tables: Spark 4 only"),
 ]
 
 
