@@ -34,7 +34,7 @@ final class StatementCalls {
 
   /** The output columns of {@code procedure} (its declared result). */
   static StructType output(String procedure) {
-    return StructType.fromDDL(Json.parse(ProcedureHandlers.current().describe(procedure)).get("output").asText());
+    return ProcedureLookup.of(org.apache.spark.sql.connector.catalog.Identifier.of(new String[0], procedure)).output();
   }
 
   /** Runs {@code procedure} for {@code statement} on {@code target}; {@code rows}: null when it reads none. */
