@@ -6,7 +6,7 @@
 # time travel.
 SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # What the other lines run within CI's time: on both, the tests of what differs by line (the CALL
-# bridge, argument binding, Spark statements on Doris tables (Spark 4 only), keyed loads, session
+# bridge, argument binding, Spark statements on Doris tables, keyed loads, session
 # settings and listeners); on 3.5 also the gap above,
 # its own entry points, local-cluster masters and the CLI's output (4.0 shares 4.1's Spark 4 classes
 # and launcher for those).

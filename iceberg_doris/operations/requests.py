@@ -37,7 +37,8 @@ class LoadOrigin:
     OVERWRITE, DELETE of unique keys), never by the user's request."""
 
     operation: str = "load"  # names the operation in the label, errors and snapshot summary
-    filtered_message: str | None = None  # replaces "too many filtered rows" (INSERT's strict message)
+    # Replaces "too many filtered rows" (INSERT's messages); may name {filtered}, {total} and {ratio}.
+    filtered_message: str | None = None
 
 
 @dataclass(frozen=True)

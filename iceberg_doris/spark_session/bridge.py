@@ -20,6 +20,7 @@ from iceberg_doris.errors import ConfigurationError, DorisError
 from iceberg_doris.procedures.binding import reject_duplicate_keys
 from iceberg_doris.procedures.invocation import run_frame_procedure, run_procedure
 from iceberg_doris.procedures.registry import get_procedure
+from iceberg_doris.procedures.statements import run_statement
 from iceberg_doris.spark_session.callback_server import start_authenticated_callback_server
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
 from iceberg_doris.spark_session.defaults import apply_session_defaults
@@ -62,6 +63,16 @@ class ProcedureHandler:
                 frames = self._spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureFrames
                 return json.dumps({"frame": str(frames.put(frame._jdf))})
             rows = run_procedure(self._spark, procedure, arguments)
+            return json.dumps({"rows": [[_to_json(value) for value in row] for row in rows]})
+        except Exception as error:  # every failure must reach the caller as a message
+            return json.dumps({"error": describe_error(procedure, error)})
+
+    def statement(self, statement: str, procedure: str, arguments_json: str, settings_json: str) -> str:
+        """A Spark statement on a Doris table, run as ``procedure`` with the session's settings
+        (:mod:`iceberg_doris.procedures.statements`)."""
+        try:
+            arguments = json.loads(arguments_json, object_pairs_hook=reject_duplicate_keys)
+            rows = run_statement(self._spark, statement, procedure, arguments, json.loads(settings_json))
             return json.dumps({"rows": [[_to_json(value) for value in row] for row in rows]})
         except Exception as error:  # every failure must reach the caller as a message
             return json.dumps({"error": describe_error(procedure, error)})

@@ -13,14 +13,12 @@ import pytest
 from pyspark.errors import IllegalArgumentException
 
 from iceberg_doris import doris
-from iceberg_doris.spark_session.spark_lines import running_line
+from iceberg_doris.procedures.statements import ENABLE_INSERT_STRICT, INSERT_LABEL, INSERT_MAX_FILTER_RATIO
 from tests.procedures.test_keyed_loads import readers_agree, values
 
 pytestmark = [
     pytest.mark.spark,
     pytest.mark.usefixtures("spark_statements"),
-    # The statement rule is built for Spark 4's plans (jvm/src/spark4); Spark 3.5 has no port yet.
-    pytest.mark.skipif(not running_line().native_call, reason="Spark's statements on Doris tables: Spark 4 only"),
 ]
 
 
@@ -96,9 +94,9 @@ def test_insert_into_a_duplicate_table_routes_rows_to_doris_partitions(spark, na
     assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == [
         (1, "a", 1), (1, "a", 1), (5, "b", 2)
     ]
-    # A row no partition holds fails the statement as it fails the load (max_filter_ratio 0).
+    # A row no partition holds fails the statement: Doris's INSERT is strict by default.
     before = snapshot_count(spark, statement)
-    with pytest.raises(Exception, match="filter"):
+    with pytest.raises(IllegalArgumentException, match="^Insert has filtered data in strict mode"):
         spark.sql(f"INSERT INTO {statement} {values(['(50,' + repr('z') + ',1)'])}")
     assert snapshot_count(spark, statement) == before
 
@@ -196,3 +194,73 @@ def test_the_session_setting_turns_the_statements_into_plain_iceberg_writes(spar
         spark.conf.set("spark.doris.sparkStatements.enabled", "true")
     assert "doris.operation" not in last_summary(spark, table)
     assert sorted(tuple(r) for r in spark.sql(f"SELECT k, v FROM {table}").collect()) == [(1, "a"), (1, "b")]
+
+
+def partitioned_duplicate_table(spark, namespace: str) -> str:
+    """A DUPLICATE KEY table whose one partition holds k < 10: other rows are filtered."""
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {namespace}.ranged (k INT NOT NULL, v STRING, s INT) DUPLICATE KEY(k) "
+        "PARTITION BY RANGE(k) (PARTITION p1 VALUES LESS THAN (\"10\")) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    return f"{namespace}.ranged"
+
+
+@pytest.fixture
+def insert_settings(spark):
+    """Doris's INSERT settings set by a test, unset after it."""
+    yield spark.conf
+    for key in (ENABLE_INSERT_STRICT, INSERT_MAX_FILTER_RATIO, INSERT_LABEL):
+        spark.conf.unset(key)
+
+
+def test_insert_max_filter_ratio_applies_with_strict_mode_off_as_in_doris(spark, namespace, insert_settings):
+    table = partitioned_duplicate_table(spark, namespace)
+    three = values(["(1,'a',1)", "(2,'b',1)", "(50,'z',1)"])  # 50 fits no partition: filtered
+    insert_settings.set(ENABLE_INSERT_STRICT, "false")
+
+    # Doris's default ratio with strict mode off is 1.0: the filtered row is counted, the rest loaded.
+    result = spark.sql(f"INSERT INTO {table} {three}").collect()[0]
+    assert (result.loaded_rows, result.filtered_rows) == (2, 1)
+    assert sorted(tuple(r) for r in spark.sql(f"SELECT k FROM {table}").collect()) == [(1,), (2,)]
+
+    # 1 of 3 rows filtered is more than 0.2: Doris's message, nothing committed.
+    insert_settings.set(INSERT_MAX_FILTER_RATIO, "0.2")
+    before = snapshot_count(spark, table)
+    with pytest.raises(
+        IllegalArgumentException, match=r"^Insert has too many filtered data 1/3 insert_max_filter_ratio is 0\.200000"
+    ):
+        spark.sql(f"INSERT INTO {table} {three}")
+    assert snapshot_count(spark, table) == before
+
+    # Strict mode (Doris's default) refuses any filtered row, whatever the ratio.
+    insert_settings.set(INSERT_MAX_FILTER_RATIO, "1.0")
+    insert_settings.set(ENABLE_INSERT_STRICT, "true")
+    with pytest.raises(IllegalArgumentException, match="^Insert has filtered data in strict mode"):
+        spark.createDataFrame([(7, "x", 1), (70, "y", 1)], "k int, v string, s int").writeTo(table).append()
+    assert snapshot_count(spark, table) == before
+
+    insert_settings.set(INSERT_MAX_FILTER_RATIO, "2")
+    with pytest.raises(IllegalArgumentException, match="insert_max_filter_ratio must be between 0.0 and 1.0, got '2'"):
+        spark.sql(f"INSERT INTO {table} {three}")
+
+
+def test_insert_label_names_the_next_insert_only(spark, namespace, insert_settings):
+    table, _ = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    spark.sql(f"SET {INSERT_LABEL}=orders_1")
+    assert spark.sql(f"INSERT INTO {table} VALUES (1, 'a', 1)").collect()[0].label == "orders_1"
+    assert spark.conf.get(INSERT_LABEL, None) is None  # used by that statement: unset
+    second = spark.sql(f"INSERT INTO {table} VALUES (2, 'b', 1)").collect()[0].label
+    assert second != "orders_1"
+
+    # As in Doris, a label loads once: the statement that reuses it is refused, nothing committed.
+    before = snapshot_count(spark, table)
+    spark.sql(f"SET {INSERT_LABEL}=orders_1")
+    with pytest.raises(IllegalArgumentException, match=r"Label \[orders_1\] has already been used"):
+        spark.sql(f"INSERT INTO {table} VALUES (3, 'c', 1)")
+    assert snapshot_count(spark, table) == before
+    assert spark.conf.get(INSERT_LABEL, None) is None
+
+    # INSERT OVERWRITE takes the label too.
+    spark.sql(f"SET {INSERT_LABEL}=replace_1")
+    assert spark.sql(f"INSERT OVERWRITE {table} VALUES (9, 'z', 1)").collect()[0].label == "replace_1"
+    assert last_summary(spark, table)["doris.operation"] == "insert_overwrite"

@@ -139,7 +139,9 @@ def check_filter_ratio(handle: DorisTable, request: LoadRequest, counts: RowCoun
     loaded, filtered = counts.loaded, counts.filtered
     total = loaded + filtered
     if filtered and filtered / total > request.max_filter_ratio:
-        reason = request.origin.filtered_message or (
+        # The origin's message may name the counts and the ratio (Doris's INSERT message does).
+        message = request.origin.filtered_message
+        reason = message.format(filtered=filtered, total=total, ratio=request.max_filter_ratio) if message else (
             f"too many filtered rows: {filtered} of {total} rows were filtered, more than max_filter_ratio "
             f"{request.max_filter_ratio}"
         )

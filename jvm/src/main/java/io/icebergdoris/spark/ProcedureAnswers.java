@@ -56,15 +56,35 @@ final class ProcedureAnswers {
   }
 
   /**
+   * A Spark statement on a Doris table run as {@code procedure} (see {@code DorisStatementRule}),
+   * with the session settings Doris's statements take ({@code settingsJson}, see {@link
+   * ProcedureHandler#statement}), which the Python side applies. Rows of {@code output}.
+   */
+  static InternalRow[] statement(
+      String statement, String procedure, String argumentsJson, String settingsJson, StructType output) {
+    JsonNode answer = Json.parse(ProcedureHandlers.current().statement(statement, procedure, argumentsJson, settingsJson));
+    failIfError(answer);
+    List<InternalRow> rows = new ArrayList<>();
+    for (JsonNode row : answer.get("rows")) {
+      rows.add(toRow(row, output));
+    }
+    return rows.toArray(new InternalRow[0]);
+  }
+
+  private static void failIfError(JsonNode answer) {
+    if (answer.has("error")) {
+      JsonNode error = answer.get("error");
+      throw SparkCompat.procedureFailure(error.path("type").asText("DorisError"), error.path("message").asText());
+    }
+  }
+
+  /**
    * The procedure's answer: rows of {@code output}, or the rows of the DataFrame it answered with
    * (see {@link ProcedureFrames}) with that frame's columns.
    */
   static Answer answer(String procedure, String argumentsJson, StructType output) {
     JsonNode answer = Json.parse(ProcedureHandlers.current().call(procedure, argumentsJson));
-    if (answer.has("error")) {
-      JsonNode error = answer.get("error");
-      throw SparkCompat.procedureFailure(error.path("type").asText("DorisError"), error.path("message").asText());
-    }
+    failIfError(answer);
     if (answer.has("frame")) {
       org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> frame = ProcedureFrames.take(answer.get("frame").asText());
       if (frame == null) {

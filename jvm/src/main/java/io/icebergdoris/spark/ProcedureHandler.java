@@ -18,4 +18,12 @@ public interface ProcedureHandler {
    * arguments). Answers {@code {"rows": [[...], ...]}} or {@code {"error": {"type": ..., "message": ...}}}.
    */
   String call(String procedure, String argumentsJson);
+
+  /**
+   * Runs {@code procedure} for a Spark statement on a Doris table ({@code statement}: "INSERT INTO",
+   * "UPDATE", ...; see {@code DorisStatementRule}) with the settings Doris's statements take, from
+   * the statement's session ({@code settingsJson}: {"spark.doris.enable_insert_strict": "false", ...},
+   * the keys that are set). Answers as {@link #call}.
+   */
+  String statement(String statement, String procedure, String argumentsJson, String settingsJson);
 }

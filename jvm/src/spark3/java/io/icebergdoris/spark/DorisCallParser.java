@@ -17,6 +17,7 @@ import org.apache.spark.sql.catalyst.plans.logical.CallArgument;
 import org.apache.spark.sql.catalyst.plans.logical.CallStatement;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.PositionalArgument;
+import org.apache.spark.sql.execution.command.ExplainCommand;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -49,16 +50,18 @@ public final class DorisCallParser implements ParserInterface {
   private static final String WRAPPER = "args(";
 
   private final ParserInterface delegate;
+  private final DorisStatementRule rowLevelStatements;
 
-  public DorisCallParser(ParserInterface delegate) {
+  public DorisCallParser(ParserInterface delegate, DorisStatementRule rowLevelStatements) {
     this.delegate = delegate;
+    this.rowLevelStatements = rowLevelStatements;
   }
 
   @Override
   public LogicalPlan parsePlan(String sqlText) throws ParseException {
     Matcher call = CALL.matcher(sqlText);
     if (!call.matches()) {
-      return delegate.parsePlan(sqlText);
+      return rowLevelStatement(delegate.parsePlan(sqlText));
     }
     String head = call.group(1);
     String procedure = call.group(2).toLowerCase();
@@ -67,6 +70,21 @@ public final class DorisCallParser implements ParserInterface {
     Expression json = toJsonArgument(arguments);
     List<CallArgument> callArgs = Collections.singletonList(new PositionalArgument(json));
     return new CallStatement(seq(List.of(CATALOG, procedure)), seq(callArgs));
+  }
+
+  /**
+   * DELETE, UPDATE or MERGE on a Doris table, as the Doris operation ({@link DorisStatementRule}):
+   * Spark 3.5's analyzer rewrites them into row-level plans in the pass that resolves them, and
+   * has no earlier batch an extension can join, so they are taken here, as parsed (also under
+   * EXPLAIN). Anything else, and these on other tables, go on as parsed.
+   */
+  private LogicalPlan rowLevelStatement(LogicalPlan parsed) {
+    if (parsed instanceof ExplainCommand) {
+      ExplainCommand explain = (ExplainCommand) parsed;
+      LogicalPlan inner = rowLevelStatements.apply(explain.logicalPlan());
+      return inner == explain.logicalPlan() ? parsed : new ExplainCommand(inner, explain.mode());
+    }
+    return rowLevelStatements.apply(parsed);
   }
 
   /**

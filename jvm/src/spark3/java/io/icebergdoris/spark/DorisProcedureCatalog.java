@@ -1,11 +1,9 @@
 package io.icebergdoris.spark;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.connector.iceberg.catalog.ProcedureCatalog;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -28,17 +26,10 @@ public final class DorisProcedureCatalog implements ProcedureCatalog {
 
   @Override
   public Procedure loadProcedure(Identifier identifier) throws NoSuchProcedureException {
-    String procedure = identifier.name().toLowerCase();
-    if (identifier.namespace().length > 0) {
-      throw new UnknownProcedureException(
-          identifier,
-          "Procedure names have no namespace: write CALL doris." + procedure + "(...)");
+    ProcedureLookup lookup = ProcedureLookup.of(identifier);
+    if (!lookup.found()) {
+      throw new UnknownProcedureException(identifier, lookup.problem());
     }
-    JsonNode description = Json.parse(ProcedureHandlers.current().describe(procedure));
-    if (description.has("unknown")) {
-      throw new UnknownProcedureException(identifier, description.get("unknown").asText());
-    }
-    StructType output = StructType.fromDDL(description.get("output").asText());
-    return new PythonProcedure(procedure, output, description.path("description").asText(""));
+    return new PythonProcedure(lookup.name(), lookup.output(), lookup.description());
   }
 }

@@ -7,12 +7,17 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
+import scala.Option;
 import scala.collection.JavaConverters;
 
 /**
@@ -45,5 +50,25 @@ public final class SparkCompat {
   /** The exception a failed procedure throws. */
   public static DorisProcedureException procedureFailure(String errorType, String message) {
     return new DorisProcedureException(errorType, message);
+  }
+
+  /** A Scala sequence as a Java list (read only). */
+  public static <T> List<T> javaList(scala.collection.Seq<T> items) {
+    return JavaConverters.seqAsJavaList(items);
+  }
+
+  /** A Java list as a Scala sequence (Spark 3.5's {@code Seq}: {@code scala.collection.Seq}). */
+  public static <T> scala.collection.Seq<T> seq(List<T> items) {
+    return JavaConverters.asScalaBuffer(new ArrayList<>(items)).toSeq();
+  }
+
+  /** {@code child AS name}, with a new expression id. */
+  public static Alias alias(Expression child, String name) {
+    scala.collection.Seq<String> none = seq(List.of());
+    return new Alias(child, name, NamedExpression.newExprId(), none, Option.empty(), none);
+  }
+
+  public static Project project(List<NamedExpression> columns, LogicalPlan child) {
+    return new Project(seq(columns), child);
   }
 }

@@ -1,10 +1,8 @@
 package io.icebergdoris.spark;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
-import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -32,18 +30,11 @@ public final class DorisProcedureCatalog implements ProcedureCatalog {
 
   @Override
   public UnboundProcedure loadProcedure(Identifier identifier) {
-    String procedure = identifier.name().toLowerCase();
-    if (identifier.namespace().length > 0) {
-      throw new SparkProcedureException(
-          "ProcedureArgumentError",
-          "Procedure names have no namespace: write CALL doris." + procedure + "(...)");
+    ProcedureLookup lookup = ProcedureLookup.of(identifier);
+    if (!lookup.found()) {
+      throw new SparkProcedureException(lookup.errorType(), lookup.problem());
     }
-    JsonNode description = Json.parse(ProcedureHandlers.current().describe(procedure));
-    if (description.has("unknown")) {
-      throw new SparkProcedureException("ProcedureNotFoundError", description.get("unknown").asText());
-    }
-    StructType output = StructType.fromDDL(description.get("output").asText());
-    return new PythonProcedure(procedure, output, description.path("description").asText(""));
+    return new PythonProcedure(lookup.name(), lookup.output(), lookup.description());
   }
 
   /** Spark 4.1's listing (not in 4.0's interface, hence no {@code @Override}). */

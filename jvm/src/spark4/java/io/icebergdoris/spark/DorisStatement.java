@@ -3,12 +3,8 @@ package io.icebergdoris.spark;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.CatalystTypeConverters;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeSet;
 import org.apache.spark.sql.catalyst.plans.logical.Command;
@@ -31,9 +27,8 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * A Spark statement ({@code INSERT INTO}, {@code INSERT OVERWRITE}, {@code DELETE}, {@code UPDATE},
  * {@code df.writeTo(t).append()}) on a Doris table, run as the Doris procedure that does its work
- * ({@code doris.load}, {@code doris.insert_overwrite}, {@code doris.delete}): the rows the
- * statement writes reach the procedure as a global temporary view that lives for this call only,
- * and the procedure's result rows are the statement's.
+ * ({@code doris.load}, {@code doris.insert_overwrite}, {@code doris.delete}; see {@link
+ * StatementCalls}), on Spark 4 (Scala 2.13); {@code src/spark3} has the same class for Spark 3.5.
  *
  * <p>Written in Java against Spark's Scala traits, so the trait fields Scala would generate
  * ({@code nodePatterns}) are kept here and the traits' initialisers called from the constructor.
@@ -55,8 +50,7 @@ public final class DorisStatement extends LogicalPlan implements LeafRunnableCom
     this.target = target;
     this.rows = rows;
     this.arguments = arguments;
-    String ddl = Json.parse(ProcedureHandlers.current().describe(procedure)).get("output").asText();
-    this.schema = StructType.fromDDL(ddl);
+    this.schema = StatementCalls.output(procedure);
     this.output = CollectionConverters.asScala(new ArrayList<Attribute>(CollectionConverters.asJava(DataTypeUtils.toAttributes(schema)))).toSeq();
     initTraits();
   }
@@ -80,44 +74,13 @@ public final class DorisStatement extends LogicalPlan implements LeafRunnableCom
 
   @Override
   public Seq<Row> run(SparkSession session) {
-    ObjectNode call = arguments.deepCopy();
-    call.put("table", target.name());
-    String view = null;
-    if (rows != null) {
-      view = "doris_statement_" + UUID.randomUUID().toString().replace("-", "");
-      Dataset<Row> frame = SparkCompat.ofRows(session, rows);
-      frame.createOrReplaceGlobalTempView(view);
-      String database = session.conf().get("spark.sql.globalTempDatabase", "global_temp");
-      String qualified = quote(database) + "." + quote(view);
-      if ("insert_overwrite".equals(procedure)) {
-        call.put("query", "SELECT * FROM " + qualified);
-      } else {
-        call.put("source", qualified);
-      }
-    }
-    try {
-      InternalRow[] answer = ProcedureAnswers.call(procedure, call.toString(), schema);
-      List<Row> result = new ArrayList<>();
-      for (InternalRow row : answer) {
-        result.add((Row) CatalystTypeConverters.convertToScala(row, schema));
-      }
-      return CollectionConverters.asScala(result).toSeq();
-    } finally {
-      if (view != null) {
-        session.catalog().dropGlobalTempView(view);
-      }
-    }
-  }
-
-  private static String quote(String name) {
-    return "`" + name.replace("`", "``") + "`";
+    return CollectionConverters.asScala(StatementCalls.run(session, statement, procedure, target, rows, arguments, schema)).toSeq();
   }
 
   /** What EXPLAIN shows: the statement, the Doris operation, the table and its model. */
   @Override
   public String simpleString(int maxFields) {
-    return "DorisStatement " + statement + " as doris." + procedure + " " + target.name() + " (" + target.model()
-        + " KEY)" + (arguments.isEmpty() ? "" : " " + arguments);
+    return StatementCalls.describe(statement, procedure, target, arguments);
   }
 
   @Override

@@ -6,9 +6,13 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
@@ -47,5 +51,20 @@ public final class SparkCompat {
   /** The exception a failed procedure throws: one Spark passes through unwrapped. */
   public static DorisProcedureException procedureFailure(String errorType, String message) {
     return new SparkProcedureException(errorType, message);
+  }
+
+  /** A Scala sequence as a Java list (read only). */
+  public static <T> List<T> javaList(scala.collection.Seq<T> items) {
+    return CollectionConverters.asJava(items);
+  }
+
+  /** {@code child AS name}, with a new expression id. */
+  public static Alias alias(Expression child, String name) {
+    scala.collection.immutable.Seq<String> none = CollectionConverters.asScala(List.<String>of()).toSeq();
+    return new Alias(child, name, NamedExpression.newExprId(), none, Option.empty(), none);
+  }
+
+  public static Project project(List<NamedExpression> columns, LogicalPlan child) {
+    return new Project(CollectionConverters.asScala(columns).toSeq(), child);
   }
 }

@@ -42,6 +42,12 @@ class ProcedureAnswersTest {
       calls.add(procedure + " " + argumentsJson);
       return answer;
     }
+
+    @Override
+    public String statement(String statement, String procedure, String argumentsJson, String settingsJson) {
+      calls.add(statement + ": " + procedure + " " + argumentsJson + " " + settingsJson);
+      return answer;
+    }
   }
 
   @AfterEach

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute;
-import org.apache.spark.sql.catalyst.expressions.Alias;
-import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
@@ -20,15 +18,11 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable;
 import org.apache.spark.sql.catalyst.plans.logical.OverwriteByExpression;
 import org.apache.spark.sql.catalyst.plans.logical.OverwritePartitionsDynamic;
-import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.catalyst.rules.Rule;
-import scala.Option;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractPartialFunction;
 
 /**
@@ -41,10 +35,13 @@ import scala.runtime.AbstractPartialFunction;
  * upserts the matching rows as updated, {@code MERGE INTO} a keyed table is refused with the load
  * that does it.
  *
- * <p>Injected twice (see the constructor): for INSERT / writeTo with the resolution rules, once the
- * write's columns are aligned with the table; for DELETE / UPDATE / MERGE in the hint batch, before
- * Spark rewrites them into Iceberg row deltas. Plain Iceberg tables and iceberg-doris's own staged
- * writes ({@link DorisTarget#of}) pass untouched.
+ * <p>Used twice (see the constructor): for INSERT / writeTo with the resolution rules, once the
+ * write's columns are aligned with the table; for DELETE / UPDATE / MERGE before Spark rewrites them
+ * into Iceberg row deltas: on Spark 4 in the analyzer's hint batch, on Spark 3.5 (which has no hint
+ * rules to inject) on the parsed statement, in {@code DorisCallParser}. Plain Iceberg tables and
+ * iceberg-doris's own staged writes ({@link DorisTarget#of}) pass untouched. Shared by every Spark
+ * line: what differs (Scala collections, the plan node) is in each line's {@code SparkCompat} and
+ * {@code DorisStatement}.
  */
 public final class DorisStatementRule extends Rule<LogicalPlan> {
 
@@ -54,9 +51,9 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
   private final boolean rowLevel;
 
   /**
-   * {@code rowLevel}: the rule for DELETE, UPDATE and MERGE, run in the analyzer's hint batch,
-   * before resolution: Spark rewrites these into Iceberg row deltas in the same batch iteration
-   * that resolves them, so a resolution rule never sees them resolved. The target table is
+   * {@code rowLevel}: the rule for DELETE, UPDATE and MERGE, run before resolution (Spark 4: the
+   * analyzer's hint batch; Spark 3.5: the parser): Spark rewrites these into Iceberg row deltas in
+   * the same batch iteration that resolves them, so a resolution rule never sees them resolved. The target table is
    * resolved here on its own to learn whether it is a Doris table; the statement's rows are
    * resolved when it runs. Otherwise the rule for INSERT / writeTo, run with the resolution rules.
    */
@@ -192,7 +189,7 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
     }
     List<String> keys = target.keyColumns();
     java.util.Map<String, Expression> assigned = new java.util.HashMap<>();
-    for (Assignment assignment : CollectionConverters.asJava(update.assignments())) {
+    for (Assignment assignment : SparkCompat.javaList(update.assignments())) {
       String column = columnName(assignment.key());
       if (column == null) {
         throw failure("UPDATE " + target.name() + " sets whole columns only: " + assignment.key().sql()
@@ -211,13 +208,12 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
         ? update.condition().get()
         : Literal.create(true, org.apache.spark.sql.types.DataTypes.BooleanType);
     List<NamedExpression> columns = new ArrayList<>();
-    Seq<String> none = CollectionConverters.asScala(new ArrayList<String>()).toSeq();
     for (org.apache.spark.sql.types.StructField field : target.relation().schema().fields()) {
       Expression value = assigned.get(field.name().toLowerCase(java.util.Locale.ROOT));
       Expression column = value == null ? UnresolvedAttribute.quoted(field.name()) : value;
-      columns.add(new Alias(column, field.name(), NamedExpression.newExprId(), none, Option.empty(), none));
+      columns.add(SparkCompat.alias(column, field.name()));
     }
-    LogicalPlan rows = new Project(CollectionConverters.asScala(columns).toSeq(), new Filter(condition, table));
+    LogicalPlan rows = SparkCompat.project(columns, new Filter(condition, table));
     return new DorisStatement("UPDATE", "load", target, rows, JSON.objectNode());
   }
 
