@@ -53,7 +53,17 @@ from benchmarks.common import (
 )
 from benchmarks.load_breakdown import COLUMNS as BREAKDOWN_COLUMNS
 from benchmarks.load_breakdown import LoadBreakdown, median_breakdown
-from benchmarks.suite_small_loads import Case, batch_ids, case_digest, doris_ddl, expected_rows, merge_sql, plain_ddl, rows_frame
+from benchmarks.suite_small_loads import (
+    Case,
+    batch_ids,
+    case_digest,
+    doris_ddl,
+    expected_rows,
+    merge_sql,
+    new_keys,
+    plain_ddl,
+    rows_frame,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -239,7 +249,6 @@ def _after_loads(bench: Bench, result: SuiteResult, table: str, rows: int, case:
                  compact_every: int) -> ResultTable:
     """``loads`` upserts with automatic compaction passes between them; full scans before and after."""
     from iceberg_doris import doris
-    from pyspark.sql import functions as F
 
     spark = bench.spark
     columns = ["k", "v1", "v2", "s", "seq"]
@@ -250,15 +259,12 @@ def _after_loads(bench: Bench, result: SuiteResult, table: str, rows: int, case:
         return time.perf_counter() - started, found
 
     before = [scan() for _ in range(3)]
-    new = batch_rows // 2
+    new = new_keys(rows, batch_rows)
     passes = commits = 0
     load_times: list[float] = []
     for i in range(loads):
-        existing = batch_rows - new
-        stride = max(1, rows // max(existing, 1))
-        old_ids = spark.range(existing).select(((F.col("id") * stride + i) % rows).alias("id"))
-        new_ids = spark.range(new).select((F.col("id") + rows + i * new).alias("id"))
-        source = rows_frame(spark, old_ids.unionByName(new_ids), case.key_kind, i + 1)
+        ids = batch_ids(spark, rows, batch_rows, offset=i + 1, new_start=rows + i * new)
+        source = rows_frame(spark, ids, case.key_kind, i + 1)
         begun = time.perf_counter()
         doris.load(spark, table=table, source=source)
         load_times.append(time.perf_counter() - begun)

@@ -122,16 +122,23 @@ def rows_frame(spark: "SparkSession", ids: "DataFrame", key_kind: str, version: 
     )
 
 
-def batch_ids(spark: "SparkSession", rows: int, batch: int) -> "DataFrame":
-    """``batch`` distinct ids: half (rounded up) existing ids spread evenly over [0, rows), half new ids >= rows."""
+def batch_ids(spark: "SparkSession", rows: int, batch: int, *, offset: int = 0, new_start: int | None = None) -> "DataFrame":
+    """``batch`` distinct ids: half (rounded up, at most ``rows``) existing ids spread evenly over
+    [0, rows), shifted by ``offset`` within their stride, and the rest new ids from ``new_start``
+    (default ``rows``)."""
     from pyspark.sql import functions as F
 
-    new = batch // 2
-    existing = batch - new
+    existing = min(batch - batch // 2, rows)
+    new = batch - existing
     stride = max(1, rows // max(existing, 1))
-    old_ids = spark.range(existing).select((F.col("id") * stride + stride // 2).alias("id"))
-    new_ids = spark.range(new).select((F.col("id") + rows).alias("id"))
+    old_ids = spark.range(existing).select((F.col("id") * stride + (stride // 2 + offset) % stride).alias("id"))
+    new_ids = spark.range(new).select((F.col("id") + (rows if new_start is None else new_start)).alias("id"))
     return old_ids.unionByName(new_ids).coalesce(1)
+
+
+def new_keys(rows: int, batch: int) -> int:
+    """How many of :func:`batch_ids`' ids are new keys."""
+    return batch - min(batch - batch // 2, rows)
 
 
 def doris_ddl(table: str, case: Case) -> str:
