@@ -18,13 +18,14 @@ import traceback
 from pathlib import Path
 
 from benchmarks import report, suite_auto_partition, suite_bulk, suite_cdc, suite_cdc_compaction, suite_partition_ops, suite_upsert
+from benchmarks import suite_scale_curve, suite_small_loads
 from benchmarks.common import Bench, SuiteResult, environment_summary, jvm_gc_seconds, load_average, new_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPO / "benchmarks" / "work"  # ignored by git
 DEFAULT_OUT = REPO / "benchmarks" / "RESULTS.md"
 MARKER = ".iceberg-doris-benchmarks"
-SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition", "e": "bulk", "f": "cdc_compaction"}
+SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition", "e": "bulk", "f": "cdc_compaction", "g": "small_loads", "h": "scale_curve"}
 WARMUP_SCALE = 2000
 
 
@@ -38,8 +39,14 @@ def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *,
         return suite_partition_ops.run(bench, scale, reps=1 if warmup else None, warmup=not warmup)
     if suite == "d":
         return suite_auto_partition.run(bench, scale, reps=1 if warmup else None, warmup=not warmup)
+    sizes = [scale] if warmup or not args.sizes else args.sizes  # --sizes: table sizes of e, g and h
     if suite == "e":
-        return suite_bulk.run(bench, scale, reps=1 if warmup else None)
+        return suite_bulk.run(bench, scale, reps=1 if warmup else None, sizes=sizes)
+    if suite == "g":
+        return suite_small_loads.run(bench, sizes, reps=1 if warmup else None, warmup=not warmup)
+    if suite == "h":
+        sizes = sizes if warmup or args.sizes else suite_scale_curve.default_sizes(scale)
+        return suite_scale_curve.run(bench, sizes, reps=1 if warmup else None, loads=3 if warmup else args.curve_loads, warmup=not warmup)
     if suite == "f":
         return suite_cdc_compaction.run(bench, scale, batches=3 if warmup else args.cdc_batches, warmup=not warmup)
     raise ValueError(f"unknown suite {suite!r}: choose from {', '.join(SUITES)}")
@@ -48,13 +55,16 @@ def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *,
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=int, default=200_000, help="N, rows of the base table (default 200000)")
-    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction)")
+    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), g (small loads), h (scale curve)")
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help="iceberg_doris home: catalog + warehouse + inputs; wiped at start")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write RESULTS.md ('-': stdout)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions per measurement (median); c and d use at least 3 and 4")
     parser.add_argument("--cdc-batches", type=int, default=suite_cdc.BATCHES, help="batches of the CDC stream (default 100)")
     parser.add_argument("--pyiceberg-scale", type=int, default=None, help="rows for the pyiceberg upsert (default min(N, 1000000))")
     parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: the session's, a quarter of the machine's memory within 1-8 GiB)")
+    parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=None,
+                        help="table sizes for e (bulk), g (small loads) and h (scale curve), e.g. 1000000,10000000 (default: N; h: N/100,N/10,N)")
+    parser.add_argument("--curve-loads", type=int, default=suite_scale_curve.LOADS, help="h: upserts before the last full scan (default 100)")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the extra cProfile'd runs")
     parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the tiny-scale warm-up pass")
     args = parser.parse_args(argv)

@@ -32,7 +32,6 @@ from benchmarks.common import (
     Bench,
     ContendersDisagree,
     ResultTable,
-    SparkJobs,
     SuiteResult,
     Target,
     digest,
@@ -44,6 +43,7 @@ from benchmarks.common import (
     require_same,
     timed,
 )
+from benchmarks.load_breakdown import LoadBreakdown
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -129,8 +129,27 @@ class Contender:
         self.bench.sql(f"DROP TABLE IF EXISTS {self.table} PURGE")
 
 
-def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str, ...] = MODELS) -> SuiteResult:
-    """Runs suite (e) at ``scale`` fresh rows."""
+def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str, ...] = MODELS, sizes: list[int] | None = None) -> SuiteResult:
+    """Runs suite (e) at ``scale`` fresh rows, or at each of ``sizes`` (``--sizes 1000000,10000000``:
+    one result, its tables and targets per size)."""
+    sizes = sorted(sizes or [scale])
+    started = time.perf_counter()
+    parts = [_run_size(bench, size, reps=reps, models=models) for size in sizes]
+    if len(parts) == 1:
+        return parts[0]
+    result = parts[-1]
+    result.parameters["rows (N)"] = ", ".join(f"{size:,}" for size in sizes)
+    result.tables = [table for part in parts for table in part.tables]
+    result.targets = [target for part in parts for target in part.targets]
+    for target, size in zip(result.targets, [size for size in sizes for _ in models]):
+        target.name += f" ({size:,} rows)"
+    result.checks = [check for part in parts for check in part.checks]
+    result.profiles = [profile for part in parts for profile in part.profiles]
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _run_size(bench: Bench, scale: int, *, reps: int | None, models: tuple[str, ...]) -> SuiteResult:
     spark = bench.spark
     started = time.perf_counter()
     reps = reps if reps is not None else bench.reps
@@ -157,10 +176,11 @@ def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str,
             contender = contenders[name]
             contender.create()
             try:
-                with SparkJobs(spark, "bulk") as recorder:
+                # Jobs by id range (LoadBreakdown), not by job group: doris.load runs its jobs in a group of its own.
+                with LoadBreakdown(spark) as recorder:
                     seconds, outcome = timed(contender.load)
                 if rep == 0:
-                    jobs[name] = (recorder.count, recorder.seconds)
+                    jobs[name] = (recorder.result.jobs, recorder.result.job_seconds)
                 if name in models and outcome[0].loaded_rows != scale:
                     raise ContendersDisagree(f"{name}: doris.load reported {outcome[0].loaded_rows} loaded rows, not {scale}")
                 got = digest(spark.table(contender.table), COLUMNS, KEY)
@@ -178,7 +198,7 @@ def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str,
     result.tables.append(ResultTable(
         "Bulk load latency (median; ratio = contender / INSERT INTO, lower is better)",
         ["rows", "contender", "median", "all repetitions", "vs INSERT INTO", "vs INSERT INTO ordered by k",
-         "Spark jobs (summed job time, rep 1)"],
+         "Spark jobs (wall time with a job running, rep 1)"],
         [
             [scale, name, fmt_seconds(medians[name]), " / ".join(fmt_seconds(t) for t in times[name]),
              fmt_ratio(medians[name] / base), fmt_ratio(medians[name] / sorted_base), f"{jobs[name][0]} ({jobs[name][1]:.1f} s)"]

@@ -1,0 +1,67 @@
+"""Suites (g) small loads and (h) scale curve, and the per-load breakdown they report: tiny scale on
+the shared test session, the suites' own checks (each contender holds the expected rows) must
+pass. Timings are not asserted."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import suite_scale_curve, suite_small_loads
+from benchmarks.load_breakdown import Breakdown, LoadBreakdown, _union_length, median_breakdown
+from tests.benchmarks.test_benchmark_smoke import TINY, bench, check  # noqa: F401 - bench is a fixture
+
+
+def test_job_time_is_the_union_of_overlapping_jobs():
+    assert _union_length([(0.0, 1.0), (0.5, 2.0), (3.0, 4.0)]) == pytest.approx(3.0)
+    assert _union_length([]) == 0.0
+    # Driver time is the wall time no job covered.
+    assert Breakdown(wall=5.0, job_seconds=3.0).driver_seconds == pytest.approx(2.0)
+
+
+def test_median_breakdown_takes_each_fields_median():
+    parts = [Breakdown(wall=w, jobs=j, executions=e) for w, j, e in [(1.0, 3, 2), (3.0, 5, 2), (2.0, 4, 9)]]
+    middle = median_breakdown(parts)
+    assert (middle.wall, middle.jobs, middle.executions) == (2.0, 4, 2)
+
+
+def test_reference_statements_do_what_the_doris_load_does():
+    by_name = {case.name: case for case in suite_small_loads.CASES}
+    seq = suite_small_loads.merge_sql("db.t", "src", by_name["UNIQUE DATE+BIGINT + seq"])
+    assert "ON t.dt = s.dt AND t.k = s.k" in seq and "WHEN MATCHED AND s.seq >= t.seq THEN UPDATE SET *" in seq
+    partial = suite_small_loads.merge_sql("db.t", "src", by_name["partial update (UNIQUE BIGINT; k, v1)"])
+    assert "UPDATE SET v1 = s.v1" in partial and "VALUES (s.k, s.v1, NULL, NULL, NULL)" in partial
+    # The reference tables are plain Iceberg tables (no Doris model), so Spark's statement rule leaves them alone.
+    assert "USING iceberg" in suite_small_loads.plain_ddl("db.t", "VARCHAR")
+    assert suite_scale_curve.default_sizes(200_000) == [2_000, 20_000, 200_000]
+
+
+@pytest.mark.spark
+def test_breakdown_counts_the_jobs_of_a_doris_load(spark, namespace):
+    from iceberg_doris import doris
+
+    table = f"{namespace}.breakdown"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k BIGINT NOT NULL, v BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    with LoadBreakdown(spark) as recorder:
+        doris.load(spark, table=table, query="SELECT id AS k, id AS v FROM range(10)")
+    found = recorder.result
+    # doris.load runs its jobs in a job group of its own: they are found by id, not by a group set around it.
+    assert found.jobs >= 1 and found.executions >= 1 and found.tasks >= 1 and found.py4j_calls > 0
+    assert 0 < found.job_seconds <= found.wall
+
+
+@pytest.mark.spark
+def test_small_loads_hold_the_expected_rows(bench):  # noqa: F811
+    cases = tuple(c for c in suite_small_loads.CASES if c.name in ("DUPLICATE", "UNIQUE DATE+BIGINT + seq", "partial update (UNIQUE BIGINT; k, v1)", "AGGREGATE"))
+    result = suite_small_loads.run(bench, [TINY], batches=(1, 10), cases=cases, reps=1, warmup=False)
+    check(result)
+    latency, breakdown = result.tables
+    assert len(latency.rows) == len(cases) * 2 and len(breakdown.rows) == len(cases) * 2 * 2
+
+
+@pytest.mark.spark
+def test_scale_curve_holds_the_expected_rows(bench):  # noqa: F811
+    result = suite_scale_curve.run(bench, [TINY, 2 * TINY], kinds=(suite_scale_curve.KINDS[0], suite_scale_curve.KINDS[3]), batch_rows=20, loads=2,
+                                   compact_every=1, chunk_rows=1500, reps=1, warmup=False)
+    check(result)
+    assert len(result.targets) == 2  # flat cost, per key kind
+    assert result.tables[-1].title.startswith(f"Full scan of the {2 * TINY:,}-row")
