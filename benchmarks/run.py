@@ -18,14 +18,14 @@ import traceback
 from pathlib import Path
 
 from benchmarks import report, suite_auto_partition, suite_bulk, suite_cdc, suite_cdc_compaction, suite_partition_ops, suite_upsert
-from benchmarks import suite_scale_curve, suite_small_loads
+from benchmarks import suite_scale_curve, suite_small_loads, suite_stream_changes
 from benchmarks.common import Bench, SuiteResult, environment_summary, jvm_gc_seconds, load_average, new_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPO / "benchmarks" / "work"  # ignored by git
 DEFAULT_OUT = REPO / "benchmarks" / "RESULTS.md"
 MARKER = ".iceberg-doris-benchmarks"
-SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition", "e": "bulk", "f": "cdc_compaction", "g": "small_loads", "h": "scale_curve"}
+SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition", "e": "bulk", "f": "cdc_compaction", "g": "small_loads", "h": "scale_curve", "s": "stream_changes"}
 WARMUP_SCALE = 2000
 
 
@@ -49,13 +49,19 @@ def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *,
         return suite_scale_curve.run(bench, sizes, reps=1 if warmup else None, loads=3 if warmup else args.curve_loads, warmup=not warmup)
     if suite == "f":
         return suite_cdc_compaction.run(bench, scale, batches=3 if warmup else args.cdc_batches, warmup=not warmup)
+    if suite == "s":
+        return suite_stream_changes.run(bench, scale, batches=3 if warmup else args.cdc_batches, warmup=not warmup)
     raise ValueError(f"unknown suite {suite!r}: choose from {', '.join(SUITES)}")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=int, default=200_000, help="N, rows of the base table (default 200000)")
+<<<<<<< HEAD
     parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), g (small loads), h (scale curve)")
+=======
+    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), s (stream_to + changes)")
+>>>>>>> wip-changes40
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help="iceberg_doris home: catalog + warehouse + inputs; wiped at start")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write RESULTS.md ('-': stdout)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions per measurement (median); c and d use at least 3 and 4")

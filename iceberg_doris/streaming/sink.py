@@ -15,7 +15,10 @@ process died between the commit and the checkpoint) is skipped; see
 :mod:`iceberg_doris.operations.stream_batch`.
 
 Spark has no way for a ``foreachBatch`` function to add numbers to the query's progress (the sink's
-``numOutputRows`` stays -1), so each batch logs one line on the ``iceberg_doris.progress`` logger
+``numOutputRows`` stays -1 and its ``metrics`` empty: ``ForeachBatchSink`` is a V1 sink, and only a
+DataSource V2 sink's ``ReportsSinkMetrics`` reaches ``SinkProgress``; an ``observe()`` inside the
+function is a query of its own, outside the batch's ``observedMetrics``; see docs/change-streams.md,
+"Why the counts are not in Spark's progress"), so each batch logs one line on the ``iceberg_doris.progress`` logger
 (rows loaded, filtered, deleted), keeps its result in :attr:`DorisStreamSink.last_batch`, and its
 snapshot's summary carries the counts.
 """

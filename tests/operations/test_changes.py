@@ -4,6 +4,7 @@ every operation that changes rows, on format v3 (deletion vectors) and v2 (posit
 from __future__ import annotations
 
 import datetime
+import json
 
 import pytest
 
@@ -231,3 +232,73 @@ def test_a_load_of_new_keys_only_commits_an_append_that_iceberg_reads_incrementa
     assert sorted(r.id for r in incremental.collect()) == [3, 4]
     assert kinds(feed(spark, table, s0, s1)) == [("insert", (3, "n", 3)), ("insert", (4, "n", 4))]
 
+
+
+class ConsumerDied(Exception):
+    """The consumer's process ended before it stored its cursor."""
+
+
+class CursorConsumer:
+    """The documented continuous reader (docs/change-streams.md, "Reading changes continuously"):
+    pins the head, reads the changes after its cursor up to it, applies them to its replica, and
+    stores the replica, the changes it saw and the new cursor together in one file (one atomic
+    rename, as a target's transaction would). A new instance is a restarted process: it knows only
+    the file."""
+
+    def __init__(self, spark, table, state_file):
+        self.spark, self.table, self.state_file = spark, table, state_file
+        state = json.loads(state_file.read_text()) if state_file.exists() else {"cursor": None, "replica": {}, "seen": []}
+        self.cursor, self.replica, self.seen = state["cursor"], state["replica"], state["seen"]
+
+    def round(self, *, between_pin_and_read=lambda: None, crash_before_storing=False) -> int:
+        end = head(self.spark, self.table)
+        between_pin_and_read()  # a commit after the pin belongs to the next round
+        if end == self.cursor:
+            return 0
+        rows = doris.changes(self.spark, table=self.table, start_snapshot=self.cursor, end_snapshot=end).collect()
+        for row in rows:
+            values = [row["id"], row["v"], row["n"]]
+            if row["_change_type"] in ("delete", "update_preimage"):
+                assert self.replica.pop(str(row["id"])) == values, f"{row['_change_type']} of a row the replica does not hold"
+            else:
+                assert str(row["id"]) not in self.replica, f"{row['_change_type']} of a key the replica holds"
+                self.replica[str(row["id"])] = values
+            self.seen.append([row["_change_type"], *values, row["_commit_snapshot_id"]])
+        if crash_before_storing:
+            raise ConsumerDied("before storing its cursor")
+        staged = self.state_file.with_suffix(".tmp")
+        staged.write_text(json.dumps({"cursor": end, "replica": self.replica, "seen": self.seen}))
+        staged.rename(self.state_file)
+        self.cursor = end
+        return len(rows)
+
+
+def test_a_cursor_kept_across_restarts_sees_every_change_exactly_once(spark, namespace, tmp_path):
+    table = unique_table(spark, namespace, "3")
+    state = tmp_path / "consumer.json"
+    load(spark, table, "(1L, 'a', 1L), (2L, 'a', 2L), (3L, 'a', 3L)")
+    assert CursorConsumer(spark, table, state).round() == 3  # from the first snapshot
+
+    load(spark, table, "(2L, 'b', 20L), (4L, 'b', 40L)")
+    consumer = CursorConsumer(spark, table, state)  # restarted
+    # A load commits after the round pinned its end: not in this round, not lost either.
+    assert consumer.round(between_pin_and_read=lambda: doris.delete(spark, table=table, where="id = 1")) == 3
+    assert consumer.round() == 1 and consumer.round() == 0  # the delete; then nothing new
+
+    load(spark, table, "(3L, 'c', 30L), (5L, 'c', 50L)", merge_type="MERGE", delete_on="n = 50")
+    doris.compact(spark, table=table)  # changes nothing
+    with pytest.raises(ConsumerDied):
+        CursorConsumer(spark, table, state).round(crash_before_storing=True)
+    load(spark, table, "(4L, 'd', 41L)")
+    consumer = CursorConsumer(spark, table, state)  # restarted from the cursor stored before the crash
+    assert consumer.round() == 4  # 3 updated, 5 deleted before it existed (nothing), 4 updated
+    assert CursorConsumer(spark, table, state).round() == 0
+
+    final = head(spark, table)
+    whole = doris.changes(spark, table=table, end_snapshot=final).collect()
+    assert len(whole) == 11
+    assert sorted(consumer.seen) == sorted([r["_change_type"], r["id"], r["v"], r["n"], r["_commit_snapshot_id"]] for r in whole)
+    commits = [s[-1] for s in consumer.seen]
+    assert commits == sorted(commits, key=[r["_commit_snapshot_id"] for r in whole].index)  # in commit order
+    assert sorted(consumer.replica.values()) == sorted(list(r) for r in spark.table(table).collect())
+    assert json.loads(state.read_text())["cursor"] == final
