@@ -57,11 +57,7 @@ def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *,
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=int, default=200_000, help="N, rows of the base table (default 200000)")
-<<<<<<< HEAD
-    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), g (small loads), h (scale curve)")
-=======
-    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), s (stream_to + changes)")
->>>>>>> wip-changes40
+    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), g (small loads), h (scale curve), s (stream_to + changes)")
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help="iceberg_doris home: catalog + warehouse + inputs; wiped at start")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write RESULTS.md ('-': stdout)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions per measurement (median); c and d use at least 3 and 4")
