@@ -30,7 +30,10 @@ error-data-handling.md):
      (``column k1: cannot convert 'abc' to INT``); without strict mode the value becomes NULL.
      A NULL computed by a ``columns`` expression is not a conversion failure;
    - ``min_value``/``max_value`` (TINYINT, SMALLINT kept in an INT column): error in both modes;
-   - ``max_length`` (VARCHAR/CHAR, counted in UTF-8 bytes as Doris does): error in both modes;
+   - ``max_length`` (VARCHAR/CHAR, and STRING's 1 MB :data:`STRING_LIMIT_BYTES`, counted in UTF-8
+     bytes as Doris does): error in both modes. The too-long value itself becomes NULL in the
+     row (the reason shows its first 100 characters and its size), so a 100 MB field is never
+     cached with the batch nor written again to the error rows;
    - NULL in a NOT NULL column: error (``column k1 is NOT NULL but the value is NULL``).
 4. **Absent columns** (table columns the load does not supply) get their ``default``
    (``CURRENT_TIMESTAMP``, ``CURRENT_DATE``, and ``PI``/``E`` for FLOAT/DOUBLE/DECIMAL columns,
@@ -66,6 +69,7 @@ __all__ = [
     "STATUS_ERROR",
     "STATUS_OK",
     "STATUS_UNSELECTED",
+    "STRING_LIMIT_BYTES",
     "TargetColumn",
     "check_no_column_lost",
     "check_partial_names",
@@ -78,6 +82,9 @@ REASON_COLUMN = "__doris_reason"
 STATUS_OK = "ok"
 STATUS_UNSELECTED = "unselected"
 STATUS_ERROR = "error"
+#: The longest CHAR/VARCHAR/STRING value a load keeps, in bytes: Doris's
+#: ``string_type_length_soft_limit_bytes`` default (1 MB); a STRING value over it is a filtered row.
+STRING_LIMIT_BYTES = 1024 * 1024
 
 _SHOWN_CHARS = 100
 _POSITIONAL = re.compile(r"_c\d+\Z")
@@ -102,7 +109,7 @@ class TargetColumn:
     spark_type: str  # Spark SQL type of the Iceberg column, e.g. "INT", "DECIMAL(10,2)", "TIMESTAMP_NTZ"
     nullable: bool
     doris_type: str  # for messages, e.g. "VARCHAR(10)", "TINYINT", "DATETIME"
-    max_length: int | None = None  # VARCHAR(n)/CHAR(n) limit in bytes
+    max_length: int | None = None  # VARCHAR(n)/CHAR(n)/STRING limit in bytes
     min_value: int | None = None  # TINYINT/SMALLINT/LARGEINT ranges differing from the Spark type's
     max_value: int | None = None
     default: str | None = None  # literal default for absent columns ("CURRENT_TIMESTAMP" allowed)
@@ -178,6 +185,10 @@ def prepare_rows(
             value = defaults[index]
         if target.datetime_scale is not None:
             value = rounded_datetime(value, target.datetime_scale)
+        if index in resolved.sources and target.max_length is not None and _type_name(spark_types[index]) == "StringType":
+            # The row is an error row (its reason says why): drop the value, so that a huge field
+            # is not cached with the batch, written again to the error rows or sent anywhere.
+            value = F.when(F.octet_length(value) <= F.lit(target.max_length), value)
         values.append(value.alias(target.name))
     reason_column = F.coalesce(*reasons) if reasons else F.lit(None).cast("string")
     checked = _select(

@@ -70,6 +70,7 @@ MALFORMED_COLUMN = "__doris_malformed"
 
 _INFO_ATTRIBUTE = "_iceberg_doris_source_info"
 _LINE = "__doris_line"
+_SHOWN_LINE = "__doris_shown_line"
 _TOKENS = "__doris_tokens"
 _CORRUPT = "__doris_corrupt_record"
 _NOT_UTF8 = "__doris_not_utf8"
@@ -385,29 +386,33 @@ def _csv_lines(
         lines = _load(lambda: reader.text(paths), "CSV", paths).withColumnRenamed("value", _LINE)
     lines = lines.where(F.col(_LINE).isNotNull() & (F.col(_LINE) != ""))
 
-    def field(value: Any) -> Any:
-        value = F.when(value == "\\N", F.lit(None)).otherwise(value)
-        return _trim_double_quotes(value) if trim_quotes else value
-
+    # Only the start of the line goes on (for the reasons), and each field is taken from the
+    # split as it is picked (no transform over the array): every step compiles into one stage, so
+    # a huge field is not copied into an intermediate row beside the whole line (issue 42: a
+    # 100 MB field must load with a small driver).
     tokens = lines.select(
-        F.col(_LINE), _not_utf8(F.col(_LINE)).alias(_NOT_UTF8),
-        F.transform(F.split(F.col(_LINE), _java_regex_literal(separator), -1), field).alias(_TOKENS),
+        _shown(F.col(_LINE)).alias(_SHOWN_LINE), _not_utf8(F.col(_LINE)).alias(_NOT_UTF8),
+        F.split(F.col(_LINE), _java_regex_literal(separator), -1).alias(_TOKENS),
     )
+
+    def field(index: int) -> str:
+        value = f"nullif(get({_TOKENS}, {index}), '\\\\N')"
+        return f"regexp_replace({value}, '{_QUOTED_FIELD}', '$1')" if trim_quotes else value
 
     def rebuild(width: int, fields: Sequence[int] | None = None) -> "DataFrame":
         count = F.size(F.col(_TOKENS))
         # Doris checks a line's encoding before splitting it (CsvReader::_validate_line)
-        reason = F.when(F.col(_NOT_UTF8), F.concat(F.lit(NOT_UTF8_REASON + ": "), _shown(F.col(_LINE)))).when(
+        reason = F.when(F.col(_NOT_UTF8), F.concat(F.lit(NOT_UTF8_REASON + ": "), F.col(_SHOWN_LINE))).when(
             count != width,
             F.concat(
                 F.lit(f"column count mismatch: the load expects {width} columns but the line has "),
-                count.cast("string"), F.lit(" columns: "), _shown(F.col(_LINE)),
+                count.cast("string"), F.lit(" columns: "), F.col(_SHOWN_LINE),
             ),
         )
         checked = tokens.select(F.col(_TOKENS), reason.alias(MALFORMED_COLUMN))
         # as SQL text: thousands of columns cost a few py4j calls, not several per column
         picked = range(width) if fields is None else fields
-        columns = [f"get({_TOKENS}, {index}) AS _c{index}" for index in picked]
+        columns = [f"{field(index)} AS _c{index}" for index in picked]
         return select_sql(checked, [*columns, MALFORMED_COLUMN])
 
     first = _collect_first(tokens.select(F.size(F.col(_TOKENS))), paths)
@@ -616,12 +621,6 @@ def _shown(value: Any) -> Any:
     return F.when(
         F.length(value) > _SHOWN_CHARS, F.concat(F.substring(value, 1, _SHOWN_CHARS), F.lit("..."))
     ).otherwise(value)
-
-
-def _trim_double_quotes(value: Any) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.regexp_replace(value, _QUOTED_FIELD, "$1")
 
 
 _QUOTED_FIELD = '(?s)^"(.*)"$'

@@ -250,3 +250,15 @@ def test_bad_expressions_and_mappings_are_load_errors(spark: Any) -> None:
         extra={"delete": "__DORIS_DELETE_SIGN__"},
     )
     assert hidden.columns == ["k", "v", "delete", STATUS_COLUMN, REASON_COLUMN]
+
+
+def test_a_too_long_value_is_dropped_from_its_error_row(spark: Any) -> None:
+    """Issue 42: the reason keeps the value's start and size; the row does not keep the value,
+    so a huge field is never cached with a load's batch nor written again to its error rows."""
+    targets = [TargetColumn("k", "INT", False, "INT"), TargetColumn("s", "STRING", True, "VARCHAR(4)", max_length=4)]
+    source = spark.createDataFrame([(1, "abcd"), (2, "abcdefgh"), (3, None)], "k INT, s STRING")
+    rows = {r.k: r for r in prepare_rows(source, targets).collect()}
+    assert (rows[1].s, rows[1][STATUS_COLUMN]) == ("abcd", "ok")
+    assert (rows[2].s, rows[2][STATUS_COLUMN]) == (None, "error")
+    assert rows[2][REASON_COLUMN] == "column s: value 'abcdefgh' is 8 bytes, longer than VARCHAR(4) allows (4 bytes)"
+    assert (rows[3].s, rows[3][STATUS_COLUMN]) == (None, "ok")

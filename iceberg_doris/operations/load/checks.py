@@ -12,7 +12,7 @@ from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import BatchAlreadyCommittedError, LabelAlreadyUsedError, LoadError, ProcedureArgumentError
-from iceberg_doris.loading import TargetColumn
+from iceberg_doris.loading import STRING_LIMIT_BYTES, TargetColumn
 from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.load.negative import check_negative_allowed
 from iceberg_doris.operations.requests import LoadRequest, MergeType, StreamBatch
@@ -157,7 +157,9 @@ def target_column(column: ColumnModel) -> TargetColumn:
     doris = column.doris_type.upper()
     length = None
     if doris.startswith(("VARCHAR(", "CHAR(")):
-        length = int(doris[doris.index("(") + 1 : doris.index(")")])
+        length = min(int(doris[doris.index("(") + 1 : doris.index(")")]), STRING_LIMIT_BYTES)
+    elif doris == "STRING":
+        length = STRING_LIMIT_BYTES
     bounds = {"TINYINT": (-128, 127), "SMALLINT": (-32768, 32767), "LARGEINT": (-(2**127), 2**127 - 1)}
     low, high = bounds.get(doris, (None, None))
     return TargetColumn(
