@@ -73,3 +73,27 @@ def test_a_new_key_without_a_value_for_a_not_null_column_fails_with_doris_messag
         "mode partial update; supply the column, or give it a default value"
     )
     assert snapshot_count(spark, table) == before
+
+
+def test_a_temp_partition_holds_keys_of_its_own(spark, namespace, py_catalog):
+    """Doris keeps a temp partition in tablets of its own: a strict partial update into it updates
+    the keys loaded into it and filters the others, even keys main holds."""
+    table = f"{namespace}.strict_temp"
+    doris.create_table(spark, ddl=(
+        f"CREATE TABLE {table} (id INT NOT NULL, name VARCHAR(10) NULL, balance INT NULL) UNIQUE KEY(id) "
+        "PARTITION BY RANGE(id) (PARTITION p1 VALUES LESS THAN (100)) DISTRIBUTED BY HASH(id) BUCKETS 1 "
+        "PROPERTIES ('enable_unique_key_merge_on_write' = 'true')"
+    ))
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'main', 10), (2, 'main', 20) AS t(id, name, balance)")
+    doris.add_partition(spark, table=table, partition="tp1", values_less_than="100", temporary=True)
+    doris.load(spark, table=table, query="SELECT 2 AS id, 'temp' AS name, 200 AS balance", temporary_partitions=["tp1"])
+    [row] = doris.load(
+        spark, table=table, query="SELECT * FROM VALUES (1, 1000), (2, 2000), (3, 3000) AS t(id, balance)",
+        temporary_partitions=["TP1"], partial_columns=True, strict_mode=True, max_filter_ratio=1.0,
+    )
+    assert (row.status, row.loaded_rows, row.filtered_rows) == ("FINISHED", 1, 2)
+    errors = sorted(read_error_rows(row.error_rows_path), key=lambda e: int(e["row"]["id"]))
+    assert [(e["row"]["id"], e["reason"]) for e in errors] == [("1", NEW_KEY_REASON), ("3", NEW_KEY_REASON)]
+    temp_rows = sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {table} VERSION AS OF 'doris_temp_tp1'").collect())
+    assert temp_rows == [(2, "temp", 2000)]
+    assert readers_agree(spark, py_catalog, table) == [(1, "main", 10), (2, "main", 20)]

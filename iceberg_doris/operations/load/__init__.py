@@ -31,7 +31,7 @@ from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
-from iceberg_doris.operations import progress
+from iceberg_doris.operations import progress, temp_partitions
 from iceberg_doris.operations.load.checks import (
     check_batch_new,
     check_keys_supplied,
@@ -125,8 +125,10 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     )
     if request.merge_type is MergeType.NEGATIVE:
         prepared = negated(prepared, model)
-    if keyed is not None and keyed.partial and request.strict_mode and not request.temporary_partitions:
-        prepared = filter_new_keys(handle, prepared)  # new keys are filtered rows, as in Doris
+    if keyed is not None and keyed.partial and request.strict_mode:
+        # New keys are filtered rows, as in Doris; a temp partition holds keys of its own.
+        branches = [temp_partitions.branch_name(p) for p in request.temporary_partitions or ()]
+        prepared = filter_new_keys(handle, prepared, branches)
     routed = route_rows(prepared, handle, request)
     reading.done()
     deleted = 0

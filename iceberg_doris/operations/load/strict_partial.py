@@ -9,6 +9,7 @@ counts, the error rows and the ratio check are those of any other filtered row.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.table_names import quote_identifier
@@ -25,17 +26,26 @@ NEW_KEY_REASON = (
 _KNOWN = "__doris_known_key"
 
 
-def filter_new_keys(handle: DorisTable, prepared: "DataFrame") -> "DataFrame":
-    """``prepared`` (the load's rows with their status) with each accepted row whose key main does
-    not hold turned into an error row with :data:`NEW_KEY_REASON`. Keys compare NULL-safely (Doris
-    key columns may be nullable)."""
+def filter_new_keys(handle: DorisTable, prepared: "DataFrame", branches: Sequence[str] = ()) -> "DataFrame":
+    """``prepared`` (the load's rows with their status) with each accepted row whose key the table
+    does not hold turned into an error row with :data:`NEW_KEY_REASON`. Keys compare NULL-safely
+    (Doris key columns may be nullable).
+
+    The keys held are main's, or with ``branches`` those of the temp partitions' branches the load
+    writes to: in Doris a temp partition has tablets of its own, so a partial update into it finds
+    only the keys loaded into that temp partition."""
+    from functools import reduce
+
     from pyspark.sql import functions as F
 
     keys = list(handle.model.key_columns)
     stored_names = [f"{_KNOWN}_{i}" for i in range(len(keys))]
+    spark = prepared.sparkSession
+    sources = [spark.read.option("branch", branch).table(handle.name.sql) for branch in branches] or [spark.table(handle.name.sql)]
     stored = (
-        prepared.sparkSession.table(handle.name.sql)
-        .select(*[F.col(quote_identifier(k)).alias(n) for k, n in zip(keys, stored_names)])
+        reduce(lambda left, right: left.unionByName(right), [
+            source.select(*[F.col(quote_identifier(k)).alias(n) for k, n in zip(keys, stored_names)]) for source in sources
+        ])
         .distinct()
         .withColumn(_KNOWN, F.lit(True))
     )
