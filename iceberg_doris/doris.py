@@ -471,12 +471,13 @@ def load(
     label: str | None = None,
     max_filter_ratio: float = 0.0,
     strict_mode: bool = False,
+    progress: bool | None = None,
 ) -> list[Row]:
     """Loads rows from a table/view, a query or files into a table, as one commit (Doris stream/broker load).
 
     Give one of source, query or path (with format csv/json/parquet; CSV defaults to Doris's tab separator, see format_options). columns maps and computes columns (Doris syntax: 'k1, tmp, v = tmp * 2'); where filters after mapping (unselected rows). Rows that cannot be converted (strict_mode), violate NOT NULL or fit no partition are filtered; the load fails when filtered/(filtered+loaded) > max_filter_ratio. Rejected rows and reasons go to error_rows_path. A label can be used once per table. Auto-partition tables create missing partitions, named as Doris names them.
 
-    SQL: CALL doris.load(table string, source string = NULL, query string = NULL, path array<string> = NULL, format string = NULL, format_options map<string,string> = NULL, merge_type string = 'APPEND', delete_on string = NULL, sequence_col string = NULL, columns string = NULL, where string = NULL, partitions array<string> = NULL, temporary_partitions array<string> = NULL, partial_columns boolean = false, overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false)
+    SQL: CALL doris.load(table string, source string = NULL, query string = NULL, path array<string> = NULL, format string = NULL, format_options map<string,string> = NULL, merge_type string = 'APPEND', delete_on string = NULL, sequence_col string = NULL, columns string = NULL, where string = NULL, partitions array<string> = NULL, temporary_partitions array<string> = NULL, partial_columns boolean = false, overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false, progress boolean = NULL)
 
     Args:
         table (string, required): db.tbl
@@ -497,6 +498,7 @@ def load(
         label (string, default NULL): Exactly-once label: letters, digits, '-', '_', ':' (default: generated).
         max_filter_ratio (double, default 0.0): Tolerated share of filtered rows, 0 to 1.
         strict_mode (boolean, default false): Conversion failures filter the row.
+        progress (boolean, default NULL): Show this load's phase lines on stderr (true) or not (false); default: the session's setting.
 
     Returns rows with: label (string), status (string), snapshot_id (bigint), loaded_rows (bigint), filtered_rows (bigint), unselected_rows (bigint), deleted_rows (bigint), elapsed_ms (bigint), error_rows_path (string), repaired_keys (bigint)
     """
@@ -519,6 +521,7 @@ def load(
         "label": label,
         "max_filter_ratio": max_filter_ratio,
         "strict_mode": strict_mode,
+        "progress": progress,
     })
 
 

@@ -103,6 +103,13 @@ class QueryValueError(EngineError):
     A user's error, fixed in the query or the data (never a bug to report)."""
 
 
+class QueryAnalysisError(EngineError):
+    """Spark could not parse or resolve the operation's own query or expressions (SQLSTATE class 42:
+    an unknown column, table or function, a syntax error, a type that does not fit). The message
+    quotes Spark's error and the failing text where Spark gives it; nothing was committed. Fixed in
+    the query or the expressions given to the operation."""
+
+
 class CommitStateUnknownError(DorisError):
     """The catalog did not confirm a commit: it may or may not have been applied. Never retried
     automatically; the message says how to check (the load's label, the table's snapshots)."""

@@ -18,6 +18,7 @@ needs no logging set up, and only this logger is turned on (py4j's per-call line
 logger stay off). Once the application configures logging (a handler on the root logger), the
 lines go to its handlers instead, once. ``session(progress=False)`` or
 ``logging.getLogger("iceberg_doris.progress").setLevel(logging.WARNING)`` turns them off.
+One call decides for itself with :func:`shown` (``doris.load(..., progress=False)``).
 """
 
 from __future__ import annotations
@@ -27,11 +28,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 # The name users turn the lines on and off by (the README's), not this module's __name__.
 LOGGER_NAME = "iceberg_doris.progress"
 log = logging.getLogger(LOGGER_NAME)
 _level_set_here = False  # the logger's level is show_progress's, not the application's
+# One call's own choice (shown()): None follows the logger's level and handlers.
+_shown_here: ContextVar[bool | None] = ContextVar("iceberg_doris_progress_shown", default=None)
 
 
 class Phase:
@@ -59,13 +63,25 @@ class Phase:
         )
 
     def _log(self, message: str, extra: dict[str, object], *more: object) -> None:
-        if not log.isEnabledFor(logging.INFO):
+        shown = _shown_here.get()
+        if shown is False or (shown is None and not log.isEnabledFor(logging.INFO)):
             return
         fields = {
             "doris_operation": self.operation, "doris_table": self.table, "doris_phase": self.name,
             "doris_rows": dict(self.rows),
         }
-        log.info(message, self.operation, self.table, self.name, *more, extra=fields | extra)
+        if log.isEnabledFor(logging.INFO):
+            log.info(message, self.operation, self.table, self.name, *more, extra=fields | extra)
+            return
+        # Shown for this call although the session turned the lines off: past the logger's level to
+        # its handlers and the application's, and to stderr while the application has none.
+        record = log.makeRecord(
+            log.name, logging.INFO, __file__, 0, message, (self.operation, self.table, self.name, *more), None,
+            extra=fields | extra,
+        )
+        log.handle(record)
+        if not any(isinstance(handler, StderrUnlessConfigured) for handler in log.handlers):
+            _fallback_handler().handle(record)
 
 
 class StderrUnlessConfigured(logging.StreamHandler):  # type: ignore[type-arg]
@@ -81,6 +97,26 @@ class StderrUnlessConfigured(logging.StreamHandler):  # type: ignore[type-arg]
             return
         self.setStream(sys.stderr)  # sys.stderr may have been replaced since (notebooks, tests)
         super().emit(record)
+
+
+_FALLBACK: list["StderrUnlessConfigured"] = []
+
+
+def _fallback_handler() -> "StderrUnlessConfigured":
+    if not _FALLBACK:
+        _FALLBACK.append(StderrUnlessConfigured())
+    return _FALLBACK[0]
+
+
+@contextmanager
+def shown(enabled: bool | None) -> Iterator[None]:
+    """Within the block, phase lines are shown (True) or not (False) whatever the session's
+    setting; None leaves the session's setting in force."""
+    token = _shown_here.set(enabled)
+    try:
+        yield
+    finally:
+        _shown_here.reset(token)
 
 
 def show_progress(enabled: bool) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris import operations
-from iceberg_doris.operations import LoadRequest, LoadResult, MergeType, OverwriteMode
+from iceberg_doris.operations import LoadRequest, LoadResult, MergeType, OverwriteMode, progress
 from iceberg_doris.procedures.parameter_types import (
     BOOLEAN,
     LABEL,
@@ -61,6 +61,10 @@ class LoadProcedure(Procedure):
         Parameter("label", LABEL, description="Exactly-once label: letters, digits, '-', '_', ':' (default: generated)."),
         Parameter("max_filter_ratio", RATIO, default=0.0, description="Tolerated share of filtered rows, 0 to 1."),
         Parameter("strict_mode", BOOLEAN, default=False, description="Conversion failures filter the row."),
+        Parameter(
+            "progress", BOOLEAN,
+            description="Show this load's phase lines on stderr (true) or not (false); default: the session's setting.",
+        ),
     )
     output = (
         OutputColumn("label", "string"),
@@ -79,7 +83,8 @@ class LoadProcedure(Procedure):
     )
 
     def run(self, spark: "SparkSession", args: Arguments) -> Iterable[Sequence[Any]]:
-        return [load_row(operations.load(spark, args["table"], load_request(args)))]
+        with progress.shown(args["progress"]):
+            return [load_row(operations.load(spark, args["table"], load_request(args)))]
 
 
 def load_request(args: Arguments) -> LoadRequest:

@@ -6,7 +6,8 @@ see only that: :func:`translate` walks the Java cause chain, recognises the fail
 something about, and returns a :class:`~iceberg_doris.errors.DorisError` whose message names the
 cause and the fix. A value the user's own query or expressions could not compute (Spark's SQLSTATE
 classes 21, 22 and 23, and P0 for ``assert_true`` / ``raise_error``) is a
-:class:`~iceberg_doris.errors.QueryValueError` quoting Spark's message and the failing expression.
+:class:`~iceberg_doris.errors.QueryValueError` quoting Spark's message and the failing expression;
+one Spark could not parse or resolve (class 42) is a :class:`~iceberg_doris.errors.QueryAnalysisError`.
 Anything else still becomes an :class:`EngineError` naming the innermost Java cause. The full trace
 is logged at DEBUG only (logger ``iceberg_doris.spark_session.java_errors``): the raised error is
 the one message a user sees.
@@ -18,7 +19,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from iceberg_doris.errors import CommitConflictError, DorisError, EngineError, QueryValueError, TableNotFoundError
+from iceberg_doris.errors import (
+    CommitConflictError,
+    DorisError,
+    EngineError,
+    QueryAnalysisError,
+    QueryValueError,
+    TableNotFoundError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +36,9 @@ NOTHING_COMMITTED = "nothing was committed"
 # constraint, P0 raised by the query itself (assert_true, raise_error: USER_RAISED_EXCEPTION).
 USER_SQL_STATE_CLASSES = ("21", "22", "23", "P0")
 USER_RAISED_SQL_STATE_CLASS = "P0"
+# 42: syntax error or access rule violation (Spark's AnalysisException and ParseException: an
+# unresolved column, table or function, a type mismatch, a parse error).
+ANALYSIS_SQL_STATE_CLASS = "42"
 # Spark appends the failing expression to such messages, from a line "== SQL ... ==" or "== DataFrame ... ==".
 _CONTEXT_START = "== "
 _CONTEXT_LINES = 4
@@ -159,6 +170,21 @@ def _context(cause: JavaCause) -> str:
     return ""
 
 
+def _query_analysis(cause: JavaCause, what: str) -> DorisError:
+    # Our own generated SQL fails the same way when it has a bug, so the message says what to check
+    # first (the user's texts) and what to do when they are right.
+    return QueryAnalysisError(
+        f"{what} failed: Spark could not analyse a query or an expression ({_first_line(cause.message)}); "
+        f"{NOTHING_COMMITTED}. Check the names and expressions given to it (query, where, columns, delete_on, "
+        "sequence_col, partitions); if they are right, report it with the DEBUG log of iceberg_doris.spark_session.java_errors"
+        + _context(cause)
+    )
+
+
+def _is_analysis_error(cause: JavaCause) -> bool:
+    return cause.sql_state is not None and cause.sql_state.startswith(ANALYSIS_SQL_STATE_CLASS)
+
+
 def _is_user_value_error(cause: JavaCause) -> bool:
     return cause.sql_state is not None and cause.sql_state.startswith(USER_SQL_STATE_CLASSES)
 
@@ -213,6 +239,7 @@ _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], 
     (lambda c: c.kind == "java.lang.OutOfMemoryError" or "Java heap space" in c.message, _out_of_memory),
     (lambda c: c.kind in ("java.lang.ArithmeticException", "org.apache.spark.SparkArithmeticException"), _query_value),
     (_is_user_value_error, _query_value),
+    (_is_analysis_error, _query_analysis),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.ValidationException", "org.apache.iceberg.exceptions.CommitFailedException"), _conflict),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.NoSuchTableException", "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"), _no_table),
 ]

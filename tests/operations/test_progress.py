@@ -140,3 +140,23 @@ def test_a_load_into_a_temp_partition_reports_the_branch_snapshot(spark, namespa
 def test_the_console_progress_bar_is_off_when_stderr_is_no_terminal(spark):
     # pytest captures stderr, as a log file or CI would: the bar would only clutter it.
     assert spark.sparkContext.getConf().get("spark.ui.showConsoleProgress") == "false"
+
+
+def test_one_load_shows_or_hides_its_phases_whatever_the_sessions_setting(spark, namespace, caplog, request):
+    table = unique_table(spark, namespace, "per_load")
+    logger = logging.getLogger(LOGGER_NAME)
+    previous = logger.level
+    request.addfinalizer(lambda: logger.setLevel(previous))
+    caplog.set_level(logging.INFO, logger=LOGGER_NAME)
+    caplog.clear()
+    doris.load(spark, table=table, query="SELECT 1 AS k, 'a' AS v", progress=False)
+    assert phases_done(caplog) == []
+    logger.setLevel(logging.WARNING)  # what session(progress=False) sets
+    caplog.clear()
+    doris.load(spark, table=table, query="SELECT 2 AS k, 'b' AS v", progress=True)
+    phases = [phase for _, phase, _ in phases_done(caplog)]
+    assert phases[0] == "read" and "commit" in phases, phases
+    caplog.clear()
+    doris.load(spark, table=table, query="SELECT 3 AS k, 'c' AS v")  # the session's setting again
+    assert phases_done(caplog) == []
+    assert spark.table(table).count() == 3

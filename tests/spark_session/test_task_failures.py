@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.errors import EngineError, QueryValueError
+from iceberg_doris.errors import EngineError, QueryAnalysisError, QueryValueError
 from iceberg_doris.spark_session.job_groups import DESCRIPTION, GROUP_ID
 
 pytestmark = pytest.mark.spark
@@ -119,3 +119,13 @@ def test_a_script_shows_progress_and_one_clean_failure_on_stderr(tmp_path):
     assert "Traceback" not in stderr and "\tat " not in stderr and "Exception in task" not in stderr
     # progress=False: nothing
     assert quiet == ""
+
+
+def test_a_query_naming_an_unknown_column_is_an_analysis_error_naming_it(spark, unique_table):
+    with pytest.raises(QueryAnalysisError) as raised:
+        doris.load(spark, table=unique_table, query="SELECT CAST(id AS INT) AS k, no_such_column AS v FROM range(3)")
+    message = str(raised.value)
+    assert message.startswith("doris.load failed: Spark could not analyse a query or an expression (")
+    assert "no_such_column" in message and "nothing was committed" in message
+    assert "not a known user error" not in message and "\tat " not in message
+    assert spark.table(unique_table).count() == 0
