@@ -130,3 +130,19 @@ def test_a_rewrite_that_dropped_sequence_tombstones_is_reported(spark, namespace
     doris.load(spark, table=table, query="SELECT 1 AS k, 'old' AS v, 2 AS s")
     assert sorted(tuple(r) for r in spark.table(table).collect()) == [(1, "old", 2), (2, "b", 5), (3, "c", 1)]
     assert findings(spark, table)["dropped_tombstones"] == ("VIOLATION", 1)  # still named: the keys cannot be told
+
+
+def test_a_plain_spark_insert_is_reported_then_repaired_by_the_next_load(spark, namespace, py_catalog):
+    """Spark's own INSERT in a session whose statement rule is off (the test session's setting, as a
+    session without the extension would write): a plain Iceberg append with a second row for key 2."""
+    assert spark.conf.get("spark.doris.sparkStatements.enabled") == "false"
+    table = f"{namespace}.plain_insert"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(k, v)")
+    spark.sql(f"INSERT INTO {table} VALUES (2, 'B')")
+    assert sorted(tuple(r) for r in spark.table(table).collect()) == [(1, "a"), (2, "B"), (2, "b")]
+    assert findings(spark, table)["repeated_keys"] == ("VIOLATION", 1)
+    result = doris.load(spark, table=table, query="SELECT 3 AS k, 'c' AS v")[0]
+    assert result.repaired_keys == 1
+    assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "B"), (3, "c")]
+    assert findings(spark, table)["repeated_keys"] == ("OK", 0)
