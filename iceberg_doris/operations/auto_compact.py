@@ -21,7 +21,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id, tables_with_property
 from iceberg_doris.engine.live_files import plan_live_files
 from iceberg_doris.errors import DorisError
-from iceberg_doris.operations.compact import rewrite_files
+from iceberg_doris.operations.compact import repaired_first, rewrite_files
 from iceberg_doris.operations.tables import open_table
 from iceberg_doris.table_model.compaction_policy import CompactionPolicy, choose
 from iceberg_doris.table_model.partition_predicates import TRUE
@@ -71,6 +71,9 @@ def compact_table(spark: "SparkSession", table: str) -> AutoCompaction:
     snapshot_id = current_snapshot_id(handle.table)
     if not policy.enabled or snapshot_id is None:
         return AutoCompaction(handle.name.qualified, 0, 0, 0, None)
+    repaired = repaired_first(spark, handle)
+    if repaired is not handle:
+        handle, snapshot_id = repaired, current_snapshot_id(repaired.table)
     plan = plan_live_files(handle.table, snapshot_id)
     choice = choose(file_facts(handle.table, plan), policy)
     if not choice:

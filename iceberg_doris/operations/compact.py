@@ -54,6 +54,7 @@ from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import PartitionError, TableStateError
 from iceberg_doris.operations.requests import CompactRequest, CompactResult
+from iceberg_doris.operations.repair_keys import repair_foreign_writes
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
@@ -70,6 +71,7 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
     in one commit no reader notices (tombstone files younger than the retention are kept)."""
     handle = open_table(spark, table)
     tombstone_retention_hours(handle.name.qualified, handle.property(RETENTION_PROPERTY))  # a bad value fails first
+    handle = repaired_first(spark, handle)
     snapshot_id = current_snapshot_id(handle.table)
     if snapshot_id is None:
         return CompactResult(0, 0, 0, 0, 0, None)
@@ -83,6 +85,17 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
         predicate = union([partition_predicate(partitions, p) for p in chosen if p is not None])
     plan = plan_live_files(handle.table, snapshot_id, iceberg_expression(handle.iceberg, predicate))
     return rewrite_files(spark, handle, snapshot_id, predicate, plan, split_locations(str(plan.locationsWithDeletes())))
+
+
+def repaired_first(spark: "SparkSession", handle: DorisTable) -> DorisTable:
+    """``handle``, or the table reopened after repairing the keys writers outside iceberg-doris
+    stored twice (:mod:`iceberg_doris.operations.repair_keys`, a commit of its own). A compaction
+    must not run first: the rows it rewrites become iceberg-doris's own, newer than the other
+    writer's, so the repair after it could keep the older version of a key or miss the key."""
+    if handle.model.keys_model is KeysModel.DUPLICATE:
+        return handle
+    repair = repair_foreign_writes(handle)
+    return handle if repair.snapshot_id is None else open_table(spark, handle.name.qualified)
 
 
 def rewrite_files(

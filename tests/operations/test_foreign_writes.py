@@ -146,3 +146,19 @@ def test_a_plain_spark_insert_is_reported_then_repaired_by_the_next_load(spark, 
     assert result.repaired_keys == 1
     assert readers_agree(spark, py_catalog, table) == [(1, "a"), (2, "B"), (3, "c")]
     assert findings(spark, table)["repeated_keys"] == ("OK", 0)
+
+
+def test_a_compaction_repairs_other_writers_keys_before_it_rewrites_their_files(spark, namespace, py_catalog):
+    """Rewritten by a compaction, the older row of key 2 would become iceberg-doris's own and newer
+    than the other writer's: the compaction repairs first, so the other writer's newer row stays."""
+    table = f"{namespace}.compacted"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c') AS t(k, v)")
+    doris.delete(spark, table=table, where="k = 1")  # a deleted row: the first file is worth compacting
+    foreign_append(spark, table, "SELECT 2 AS k, 'B' AS v")
+    doris.compact(spark, table=table)
+    assert doris.load(spark, table=table, query="SELECT 4 AS k, 'd' AS v")[0].repaired_keys == 0
+    assert readers_agree(spark, py_catalog, table) == [(2, "B"), (3, "c"), (4, "d")]
+    assert findings(spark, table)["repeated_keys"] == ("OK", 0)
+    operations = [summary.get("doris.operation") for _, summary in snapshots(spark, table)]
+    assert operations == ["load", "delete", None, "repair keys", "compact", "load"], operations

@@ -121,11 +121,18 @@ def test_a_script_shows_progress_and_one_clean_failure_on_stderr(tmp_path):
     assert quiet == ""
 
 
-def test_a_query_naming_an_unknown_column_is_an_analysis_error_naming_it(spark, unique_table):
-    with pytest.raises(QueryAnalysisError) as raised:
-        doris.load(spark, table=unique_table, query="SELECT CAST(id AS INT) AS k, no_such_column AS v FROM range(3)")
-    message = str(raised.value)
+def test_an_error_spark_raises_analysing_a_query_is_an_analysis_error_naming_it(spark):
+    """SQLSTATE class 42 (here 42703, an unresolved column) from Spark itself: our error names
+    Spark's message and is never "not a known user error"."""
+    from pyspark.errors import AnalysisException
+
+    from iceberg_doris.spark_session.java_errors import translate
+
+    with pytest.raises(AnalysisException) as raised:
+        spark.sql("SELECT no_such_column FROM range(3)")
+    translated = translate(raised.value, "doris.load")
+    assert isinstance(translated, QueryAnalysisError)
+    message = str(translated)
     assert message.startswith("doris.load failed: Spark could not analyse a query or an expression (")
     assert "no_such_column" in message and "nothing was committed" in message
     assert "not a known user error" not in message and "\tat " not in message
-    assert spark.table(unique_table).count() == 0
