@@ -34,7 +34,8 @@ def test_error_rows_are_written_as_json_lines(spark: Any, tmp_path: Path) -> Non
         {"reason": "column k: cannot convert 'x' to INT", "row": {"k": None, "v": "bad int", "tags": None}},
         {
             "reason": "column v: value 'much too long' is 13 bytes, longer than VARCHAR(8) allows (8 bytes)",
-            "row": {"k": "3", "v": "much too long", "tags": "[2,3]"},
+            # the too-long value is dropped from the row (issue 42: never carried with the batch); the reason shows it
+            "row": {"k": "3", "v": None, "tags": "[2,3]"},
         },
     ]
     # the limit caps the rows written; the location is replaced, and file: URIs work

@@ -30,8 +30,14 @@ def _next_job_id(spark: Any) -> int:
 
 def _executions(spark: Any) -> int:
     # SQL executions reach the status store through the listener bus: drained first.
+    # The newest execution's id, not the count: the store keeps only the last
+    # spark.sql.ui.retainedExecutions (1,000), so in a long session the count stops growing.
     spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
-    return int(spark._jsparkSession.sharedState().statusStore().executionsCount())
+    store = spark._jsparkSession.sharedState().statusStore()
+    count = int(store.executionsCount())
+    if count == 0:
+        return 0
+    return int(store.executionsList(count - 1, 1).apply(0).executionId()) + 1
 
 
 @contextmanager
