@@ -80,6 +80,16 @@ def median_breakdown(items: list[Breakdown]) -> Breakdown:
     )
 
 
+def last_execution_id(spark: "SparkSession") -> int:
+    """The newest SQL execution's id in Spark's status store, -1 if none. An id, not the count: the
+    store keeps only the last spark.sql.ui.retainedExecutions, so a long session's count stops growing."""
+    store = spark._jsparkSession.sharedState().statusStore()
+    count = int(store.executionsCount())
+    if count == 0:
+        return -1
+    return int(store.executionsList(count - 1, 1).apply(0).executionId())
+
+
 class _Py4jCounter:
     """Counts py4j commands sent from this process while installed (all threads)."""
 
@@ -123,11 +133,7 @@ class LoadBreakdown:
         return self.spark._jsparkSession.sharedState().statusStore()
 
     def _last_execution_id(self) -> int:
-        store = self._sql_store()
-        count = int(store.executionsCount())
-        if count == 0:
-            return -1
-        return int(store.executionsList(count - 1, 1).apply(0).executionId())
+        return last_execution_id(self.spark)
 
     def _drain(self) -> None:
         """Waits until Spark's listener bus delivered every event so far to the status stores."""

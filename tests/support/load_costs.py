@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.load_breakdown import last_execution_id
 from iceberg_doris.engine.iceberg_java import IcebergJava
 
 
@@ -30,14 +31,8 @@ def _next_job_id(spark: Any) -> int:
 
 def _executions(spark: Any) -> int:
     # SQL executions reach the status store through the listener bus: drained first.
-    # The newest execution's id, not the count: the store keeps only the last
-    # spark.sql.ui.retainedExecutions (1,000), so in a long session the count stops growing.
     spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
-    store = spark._jsparkSession.sharedState().statusStore()
-    count = int(store.executionsCount())
-    if count == 0:
-        return 0
-    return int(store.executionsList(count - 1, 1).apply(0).executionId()) + 1
+    return last_execution_id(spark) + 1
 
 
 @contextmanager
