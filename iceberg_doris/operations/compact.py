@@ -52,7 +52,7 @@ from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_sna
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import quote_identifier
-from iceberg_doris.errors import PartitionError, TableStateError
+from iceberg_doris.errors import CommitConflictError, CommitLockTimeoutError, PartitionError, TableStateError
 from iceberg_doris.operations.requests import CompactRequest, CompactResult
 from iceberg_doris.operations.repair_keys import repair_foreign_writes
 from iceberg_doris.operations.tables import DorisTable, open_table
@@ -64,6 +64,8 @@ if TYPE_CHECKING:
 
 RETENTION_PROPERTY = "doris.tombstone-retention-hours"
 RETENTION_DEFAULT_HOURS = 168.0
+# Repairs of keys stored twice tried before a compaction gives up (each re-reads the table).
+REPAIR_ATTEMPTS = 3
 
 
 def compact(spark: "SparkSession", table: str, request: CompactRequest) -> CompactResult:
@@ -94,6 +96,26 @@ def repaired_first(spark: "SparkSession", handle: DorisTable) -> DorisTable:
     writer's, so the repair after it could keep the older version of a key or miss the key."""
     if handle.model.keys_model is KeysModel.DUPLICATE:
         return handle
+    for _ in range(REPAIR_ATTEMPTS - 1):
+        try:
+            return repaired(spark, handle)
+        except CommitLockTimeoutError:
+            raise  # waiting for the lock again would only wait longer
+        except CommitConflictError:
+            # Another writer changed the rows the repair read: check again on the table it left,
+            # which may need no repair any more (it deleted one of the two rows).
+            handle = open_table(spark, handle.name.qualified)
+    try:
+        return repaired(spark, handle)
+    except CommitConflictError:
+        raise CommitConflictError(
+            f"Cannot compact {handle.name.qualified}: other writers kept changing the keys stored twice that it "
+            f"repairs first ({REPAIR_ATTEMPTS} attempts); nothing was committed. Run it again"
+        ) from None
+
+
+def repaired(spark: "SparkSession", handle: DorisTable) -> DorisTable:
+    """One repair of ``handle``'s keys stored twice; the table reopened if it committed."""
     repair = repair_foreign_writes(handle)
     return handle if repair.snapshot_id is None else open_table(spark, handle.name.qualified)
 

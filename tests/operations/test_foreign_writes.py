@@ -9,8 +9,10 @@ import pyarrow as pa
 import pytest
 
 from iceberg_doris import doris
+from iceberg_doris.engine import interleaving
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.errors import CommitConflictError
 from tests.concurrency import readers_agree
 
 pytestmark = pytest.mark.spark
@@ -162,3 +164,64 @@ def test_a_compaction_repairs_other_writers_keys_before_it_rewrites_their_files(
     assert findings(spark, table)["repeated_keys"] == ("OK", 0)
     operations = [summary.get("doris.operation") for _, summary in snapshots(spark, table)]
     assert operations == ["load", "delete", None, "repair keys", "compact", "load"], operations
+
+
+class WriterAtEachRepair:
+    """Plain Spark SQL committed right before the repair's catalog swap, the first ``times`` times;
+    the i-th statement is ``statement(i)``."""
+
+    def __init__(self, spark, table: str, statement, times: int):
+        self.spark, self.table, self.statement, self.times = spark, table, statement, times
+        self.calls = 0
+
+    def __call__(self, name) -> None:
+        if name.qualified == self.table and self.calls < self.times:
+            self.calls += 1
+            self.spark.sql(self.statement(self.calls))
+
+
+def table_with_a_foreign_duplicate(spark, namespace: str, name: str) -> str:
+    table = f"{namespace}.{name}"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, v STRING) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c') AS t(k, v)")
+    doris.delete(spark, table=table, where="k = 1")
+    foreign_append(spark, table, "SELECT 2 AS k, 'B' AS v")
+    return table
+
+
+@pytest.mark.parametrize(
+    "name, writer, rows, operations",
+    [
+        # The writer deletes the older row itself: checked again, nothing is left to repair.
+        ("raced_delete", "DELETE FROM {table} WHERE v = 'b'", [(2, "B"), (3, "c")], ["load", "delete", None, None, "compact"]),
+        # The writer adds another row: checked again, the repair covers both foreign commits.
+        ("raced_insert", "INSERT INTO {table} VALUES (7, 'g')", [(2, "B"), (3, "c"), (7, "g")], ["load", "delete", None, None, "repair keys", "compact"]),
+    ],
+    ids=["deletes-the-older-row", "adds-a-row"],
+)
+def test_a_writer_committing_during_the_compactions_repair_makes_it_check_again(spark, namespace, py_catalog, name, writer, rows, operations):
+    table = table_with_a_foreign_duplicate(spark, namespace, name)
+    competitor = WriterAtEachRepair(spark, table, lambda i: writer.format(table=table), times=1)
+    with interleaving.inject(interleaving.BEFORE_COMMIT, competitor):
+        doris.compact(spark, table=table)
+    assert competitor.calls == 1
+    assert readers_agree(spark, py_catalog, table) == rows
+    assert [summary.get("doris.operation") for _, summary in snapshots(spark, table)] == operations
+    assert findings(spark, table)["repeated_keys"] == ("OK", 0)
+
+
+def test_a_compaction_whose_repair_keeps_losing_to_another_writer_commits_nothing(spark, namespace):
+    table = table_with_a_foreign_duplicate(spark, namespace, "raced_always")
+    before = snapshots(spark, table)
+    competitor = WriterAtEachRepair(spark, table, lambda i: f"INSERT INTO {table} VALUES ({10 + i}, 'w')", times=100)
+    with interleaving.inject(interleaving.BEFORE_COMMIT, competitor), pytest.raises(CommitConflictError) as raised:
+        doris.compact(spark, table=table)
+    assert str(raised.value) == (
+        f"Cannot compact {table}: other writers kept changing the keys stored twice that it repairs first "
+        "(3 attempts); nothing was committed. Run it again"
+    )
+    assert competitor.calls == 3
+    after = snapshots(spark, table)
+    assert after[: len(before)] == before and [s.get("doris.operation") for _, s in after[len(before):]] == [None] * 3
+    # Key 2 still twice (ties make readers_agree's ordering unstable): sorted here.
+    assert sorted(tuple(r) for r in spark.table(table).collect()) == [(2, "B"), (2, "b"), (3, "c"), (11, "w"), (12, "w"), (13, "w")]
