@@ -26,11 +26,14 @@ demo:
 
 # Everything CI proves: the JVM module's own tests on every Spark line, the whole suite on the
 # default line (real Spark, real Iceberg, real SQLite and PostgreSQL catalogs) but its known gaps,
-# then the gaps and the line-sensitive tests on Spark 3.5 and 4.0.
+# then the gaps and the line-sensitive tests on Spark 3.5 and 4.0. Each pytest runs in two worker
+# processes (one Spark session each; tests/conftest.py says why), test files kept whole.
+WORKERS = -n 2 --dist loadfile
+
 test:
 	./scripts/setup.sh --test
 	$(MAKE) test-java
-	.venv/bin/python -m pytest --durations=30 $(addprefix --ignore=,$(SPARK4_GAPS))
+	.venv/bin/python -m pytest $(WORKERS) --durations=30 $(addprefix --ignore=,$(SPARK4_GAPS))
 	$(MAKE) test-other-lines
 
 test-java:
@@ -39,8 +42,8 @@ test-java:
 	done
 
 test-other-lines:
-	.venv-spark40/bin/python -m pytest -m spark $(LINE_TESTS)
-	.venv-spark35/bin/python -m pytest $(SPARK35_TESTS)
+	.venv-spark40/bin/python -m pytest $(WORKERS) -m spark $(LINE_TESTS)
+	.venv-spark35/bin/python -m pytest $(WORKERS) $(SPARK35_TESTS)
 
 # Builds the wheel and sdist, installs the wheel in fresh virtualenvs (PySpark 4.1 and 3.5) without
 # javac or Maven on PATH and runs a unique-key load from another folder (not part of `make test`).

@@ -1,9 +1,15 @@
-"""Shared fixtures: one real Spark session per test run, on a real SQLite catalog in a temp home."""
+"""Shared fixtures: one real Spark session per test process, on a real SQLite catalog in a temp home.
+
+``make test`` runs the suite in two pytest-xdist workers (each its own process with its own session
+and home): a test keeps about one core busy, mostly waiting on the JVM, so two share the machine's
+two cores. Plain ``pytest`` runs everything in one process."""
 
 from __future__ import annotations
 
+import fcntl
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,9 +29,20 @@ def lake_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SPARK_STATEMENTS = "spark.doris.sparkStatements.enabled"
 
 
+@contextmanager
+def one_worker_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Held while a session starts: Spark resolves its Maven packages into the shared Ivy cache
+    then, which two workers must not do at once. The folder above each worker's base temp folder is
+    the run's own, shared by its workers."""
+    with open(tmp_path_factory.getbasetemp().parent / "session-start.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 @pytest.fixture(scope="session")
-def spark(lake_home: Path) -> Iterator["object"]:
-    session = iceberg_doris.session(home=lake_home)
+def spark(lake_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator["object"]:
+    with one_worker_at_a_time(tmp_path_factory):
+        session = iceberg_doris.session(home=lake_home)
     session.conf.set(SPARK_STATEMENTS, "false")
     yield session
     session.stop()
