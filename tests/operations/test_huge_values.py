@@ -41,7 +41,9 @@ def _reason(column: str, doris_type: str, limit: int) -> str:
     return (f"column {column}: value '{'x' * 100}...' is {HUGE} bytes, longer than {doris_type} allows ({limit} bytes)")
 
 
-@pytest.mark.parametrize("model", ["DUPLICATE", "UNIQUE"])
+# Each model reads the 100 MB file through one of the two tests (a minute or more each on 2 cores):
+# the keyed path, which holds the batch for its lookup, with the VARCHAR limit; DUPLICATE's with STRING's.
+@pytest.mark.parametrize("model", ["UNIQUE"])
 def test_a_100_mb_field_in_a_varchar_column_is_a_filtered_row(spark, namespace, huge_csv, py_catalog, model):
     table = f"{namespace}.t"
     doris.create_table(spark, ddl=DDL.format(table=table, model=model))
@@ -61,7 +63,7 @@ def test_a_100_mb_field_in_a_varchar_column_is_a_filtered_row(spark, namespace, 
     assert readers_agree(spark, py_catalog, table) == [(1, "first", "short body"), (3, "third", "last body")]
 
 
-@pytest.mark.parametrize("model", ["DUPLICATE", "UNIQUE"])
+@pytest.mark.parametrize("model", ["DUPLICATE"])
 def test_a_100_mb_field_in_a_string_column_is_over_dorises_soft_limit(spark, namespace, huge_csv, py_catalog, model):
     table = f"{namespace}.t"
     doris.create_table(spark, ddl=DDL.format(table=table, model=model))
