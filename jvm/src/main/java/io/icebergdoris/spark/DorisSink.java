@@ -20,7 +20,7 @@ import org.apache.spark.sql.execution.streaming.Sink;
  */
 public final class DorisSink implements Sink, ReportsSinkMetrics {
 
-  private static final String WHAT = "format(\"doris\")";
+  static final String WHAT = "format(\"doris\")";
 
   private final String table;
   private final String optionsJson;
@@ -39,10 +39,7 @@ public final class DorisSink implements Sink, ReportsSinkMetrics {
     // the write), each of which must not plan the streaming query again.
     Dataset<Row> batch = SparkCompat.detachedBatch(data);
     JsonNode answer = Json.parse(ProcedureHandlers.current(WHAT).streamBatch(optionsJson, batch, batchId));
-    if (answer.has("error")) {
-      JsonNode error = answer.get("error");
-      throw new DorisProcedureException(error.path("type").asText("DorisError"), error.path("message").asText());
-    }
+    DorisSinks.failIfError(answer);
     Map<String, String> metrics = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> fields = answer.path("metrics").fields();
     while (fields.hasNext()) {

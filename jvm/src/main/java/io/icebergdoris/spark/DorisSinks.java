@@ -30,11 +30,19 @@ final class DorisSinks {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("Could not write the sink's options as JSON", e);
     }
-    JsonNode answer = Json.parse(ProcedureHandlers.current("format(\"doris\")").streamOptions(optionsJson));
+    JsonNode answer = Json.parse(ProcedureHandlers.current(DorisSink.WHAT).streamOptions(optionsJson));
+    failIfError(answer);
+    return new DorisSink(answer.get("table").asText(), optionsJson);
+  }
+
+  /**
+   * The Python side's refusal as the exception the query fails with: a plain {@link
+   * DorisProcedureException} (not a CALL's), whose message Spark shows as it is.
+   */
+  static void failIfError(JsonNode answer) {
     if (answer.has("error")) {
       JsonNode error = answer.get("error");
       throw new DorisProcedureException(error.path("type").asText("DorisError"), error.path("message").asText());
     }
-    return new DorisSink(answer.get("table").asText(), optionsJson);
   }
 }

@@ -71,7 +71,7 @@ final class ProcedureAnswers {
     return rows.toArray(new InternalRow[0]);
   }
 
-  static void failIfError(JsonNode answer) {
+  private static void failIfError(JsonNode answer) {
     if (answer.has("error")) {
       JsonNode error = answer.get("error");
       throw SparkCompat.procedureFailure(error.path("type").asText("DorisError"), error.path("message").asText());
