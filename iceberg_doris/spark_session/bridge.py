@@ -30,6 +30,8 @@ from iceberg_doris.spark_session.py4j_sockets import send_without_delay
 from iceberg_doris.spark_session.secrets import supply_secret_settings
 from iceberg_doris.spark_session.sizing import size_shuffle_partitions
 from iceberg_doris.spark_session.spark_lines import running_line
+from iceberg_doris.streaming.format_sink import run_batch as run_stream_batch
+from iceberg_doris.streaming.format_sink import sink_from_options
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -76,6 +78,27 @@ class ProcedureHandler:
             return json.dumps({"rows": [[_to_json(value) for value in row] for row in rows]})
         except Exception as error:  # every failure must reach the caller as a message
             return json.dumps({"error": describe_error(procedure, error)})
+
+    def streamOptions(self, options_json: str) -> str:  # noqa: N802 (the Java interface's name)
+        """Checks a ``format("doris")`` sink's options when its query starts (:mod:`iceberg_doris.streaming.format_sink`)."""
+        try:
+            sink = sink_from_options(json.loads(options_json, object_pairs_hook=reject_duplicate_keys))
+            return json.dumps({"table": sink.table})
+        except Exception as error:  # every failure must reach the caller as a message
+            return json.dumps({"error": describe_error("stream_to", error)})
+
+    def streamBatch(self, options_json: str, jdf: Any, batch_id: int) -> str:  # noqa: N802
+        """Loads one micro-batch of a ``format("doris")`` sink; answers its progress metrics."""
+        from pyspark.sql.dataframe import DataFrame
+        from pyspark.sql.session import SparkSession
+
+        try:
+            # The batch's own session (the query's), wrapped as PySpark's foreachBatch wraps it.
+            session = SparkSession(self._spark.sparkContext, jdf.sparkSession())
+            metrics = run_stream_batch(json.loads(options_json), DataFrame(jdf, session), int(batch_id))
+            return json.dumps({"metrics": metrics})
+        except Exception as error:  # every failure must reach the caller as a message
+            return json.dumps({"error": describe_error("stream_to", error)})
 
     class Java:
         implements = ["io.icebergdoris.spark.ProcedureHandler"]

@@ -15,12 +15,11 @@ process died between the commit and the checkpoint) is skipped; see
 :mod:`iceberg_doris.operations.stream_batch`.
 
 Spark has no way for a ``foreachBatch`` function to add numbers to the query's progress (the sink's
-``numOutputRows`` stays -1 and its ``metrics`` empty: ``ForeachBatchSink`` is a V1 sink, and only a
-DataSource V2 sink's ``ReportsSinkMetrics`` reaches ``SinkProgress``; an ``observe()`` inside the
-function is a query of its own, outside the batch's ``observedMetrics``; see docs/change-streams.md,
-"Why the counts are not in Spark's progress"), so each batch logs one line on the ``iceberg_doris.progress`` logger
-(rows loaded, filtered, deleted), keeps its result in :attr:`DorisStreamSink.last_batch`, and its
-snapshot's summary carries the counts.
+``metrics`` stay empty: ``ForeachBatchSink`` does not implement ``ReportsSinkMetrics``), so each
+batch logs one line on the ``iceberg_doris.progress`` logger (rows loaded, filtered, deleted),
+keeps its result in :attr:`DorisStreamSink.last_batch`, and its snapshot's summary carries the
+counts. ``writeStream.format("doris")`` (:mod:`.format_sink`) runs the same per-batch code as the
+query's own sink, and reports the counts in the query's progress.
 """
 
 from __future__ import annotations
@@ -68,6 +67,14 @@ class DorisStreamSink:
         self.last_batch: StreamBatchResult | None = None  # the last batch's result (loaded or skipped)
 
     def __call__(self, batch: "DataFrame", batch_id: int) -> None:
+        self.run(batch, batch_id)
+
+    def run(self, batch: "DataFrame", batch_id: int, *, claim: bool = True) -> StreamBatchResult:
+        """Loads micro-batch ``batch_id`` once (or skips it as a replay) and returns what it did.
+
+        ``foreachBatch`` calls it through ``__call__``; the ``format("doris")`` sink calls it with
+        ``claim=False``: Spark gives a query one sink, so there is no second one to refuse.
+        """
         spark = batch.sparkSession
         context = spark.sparkContext
         query_id = context.getLocalProperty(QUERY_ID_PROPERTY)
@@ -77,7 +84,8 @@ class DorisStreamSink:
                 f"stream_to({self.table!r}) was called outside a streaming query, so it has no query id to name its "
                 "stream: pass it to writeStream.foreachBatch(...), or give it a name (stream_to(..., name='...'))"
             )
-        self._claim(context.getLocalProperty(RUN_ID_PROPERTY), stream)
+        if claim:
+            self._claim(context.getLocalProperty(RUN_ID_PROPERTY), stream)
         started = time.monotonic()
         request = dataclasses.replace(
             self.request, source=batch, stream_batch=StreamBatch(stream, int(batch_id), query_id)
@@ -86,6 +94,7 @@ class DorisStreamSink:
             result = load_stream_batch(spark, self.table, request)
         self.last_batch = result
         _log_batch(self.table, result, time.monotonic() - started)
+        return result
 
     def _claim(self, run_id: str | None, stream: str) -> None:
         """Refuses a second sink of the same running query writing the same table as the same stream."""

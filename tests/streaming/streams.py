@@ -42,6 +42,27 @@ def run_stream(
     return query
 
 
+def run_doris_format(spark: Any, source: Path, schema: str, checkpoint: Path, options: Mapping[str, Any]) -> Any:
+    """As :func:`run_stream`, through ``writeStream.format("doris")`` with ``options``."""
+    writer = (
+        spark.readStream.format("json").schema(schema).option("maxFilesPerTrigger", 1).load(str(source))
+        .writeStream.format("doris").option("checkpointLocation", str(checkpoint))
+    )
+    for key, value in options.items():
+        writer = writer.option(key, value)
+    query = writer.trigger(availableNow=True).start()
+    query.awaitTermination()
+    return query
+
+
+def batch_progress(query: Any) -> dict[int, dict[str, Any]]:
+    """The query's progress of each batch its sink ran, by batch id, as plain JSON values (Spark
+    3.5 gives dicts, Spark 4 objects with the same JSON). A trigger that ran no batch reports the
+    sink's metrics of the batch before: left out."""
+    progress = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]
+    return {p["batchId"]: p for p in progress if p["sink"]["metrics"].get("batch_id") == str(p["batchId"])}
+
+
 def forget_last_checkpoint_commit(checkpoint: Path) -> int:
     """Removes the checkpoint's record that the last batch finished, as when the driver died
     after the batch's commit and before Spark wrote it: a restart runs that batch again. Returns

@@ -22,12 +22,23 @@ public final class ProcedureHandlers {
   static ProcedureHandler current() {
     ProcedureHandler current = handler;
     if (current == null) {
-      throw SparkCompat.procedureFailure(
-          "ConfigurationError",
-          "CALL doris.* needs the Python side of iceberg-doris in this Spark driver: create the "
-              + "session with iceberg_doris.session(), or call iceberg_doris.install(spark) on a "
-              + "PySpark session you built yourself.");
+      throw SparkCompat.procedureFailure("ConfigurationError", missing("CALL doris.*"));
     }
     return current;
+  }
+
+  /** The handler, for {@code what} (not a CALL: a plain exception, which Spark passes on as it is). */
+  static ProcedureHandler current(String what) {
+    ProcedureHandler current = handler;
+    if (current == null) {
+      throw new DorisProcedureException("ConfigurationError", missing(what));
+    }
+    return current;
+  }
+
+  private static String missing(String what) {
+    return what + " needs the Python side of iceberg-doris in this Spark driver: create the "
+        + "session with iceberg_doris.session(), or call iceberg_doris.install(spark) on a "
+        + "PySpark session you built yourself.";
   }
 }

@@ -14,6 +14,8 @@ import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.execution.LogicalRDD;
+import org.apache.spark.sql.execution.LogicalRDD$;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
@@ -38,6 +40,15 @@ public final class SparkCompat {
 
   public static SparkPlan prepareExecutedPlan(SparkSession spark, SparkPlan plan) {
     return QueryExecution.prepareExecutedPlan(spark, plan);
+  }
+
+  /**
+   * A streaming batch's rows as a plain DataFrame over the batch's already planned RDD, as Spark's
+   * ForeachBatchSink hands them over: several actions on it do not plan the streaming query again.
+   */
+  public static Dataset<Row> detachedBatch(Dataset<Row> batch) {
+    LogicalRDD rows = LogicalRDD$.MODULE$.fromDataset(batch.queryExecution().toRdd(), batch, false);
+    return Dataset.ofRows(batch.sparkSession(), rows);
   }
 
   public static LocalRelation localRelation(List<Attribute> output, List<InternalRow> rows) {

@@ -13,6 +13,8 @@ import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.execution.LogicalRDD;
+import org.apache.spark.sql.execution.LogicalRDD$;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
@@ -42,6 +44,16 @@ public final class SparkCompat {
   public static LocalRelation localRelation(List<Attribute> output, List<InternalRow> rows) {
     return new LocalRelation(
         CollectionConverters.asScala(output).toSeq(), CollectionConverters.asScala(rows).toSeq(), false, Option.empty());
+  }
+
+  /**
+   * A streaming batch's rows as a plain DataFrame over the batch's already planned RDD, as Spark's
+   * ForeachBatchSink hands them over: several actions on it do not plan the streaming query again.
+   */
+  public static Dataset<Row> detachedBatch(Dataset<Row> batch) {
+    org.apache.spark.sql.classic.Dataset<Row> classic = (org.apache.spark.sql.classic.Dataset<Row>) batch;
+    LogicalRDD rows = LogicalRDD$.MODULE$.fromDataset(batch.queryExecution().toRdd(), classic, false);
+    return org.apache.spark.sql.classic.Dataset.ofRows(classic(batch.sparkSession()), rows);
   }
 
   private static org.apache.spark.sql.classic.SparkSession classic(SparkSession spark) {

@@ -48,6 +48,18 @@ class ProcedureAnswersTest {
       calls.add(statement + ": " + procedure + " " + argumentsJson + " " + settingsJson);
       return answer;
     }
+
+    @Override
+    public String streamOptions(String optionsJson) {
+      calls.add("stream options " + optionsJson);
+      return answer;
+    }
+
+    @Override
+    public String streamBatch(String optionsJson, org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> batch, long batchId) {
+      calls.add("stream batch " + batchId + " " + optionsJson);
+      return answer;
+    }
   }
 
   @AfterEach
