@@ -13,7 +13,8 @@ and reads, from Spark's own status stores in the driver's JVM (no REST API, no l
 - **job time**: the part of the wall time in which at least one job ran (union of the jobs'
   submission-to-completion intervals), and **driver time** = wall time - job time: planning,
   catalog reads and commits, py4j round trips, Python work, with no Spark job running;
-- **py4j round trips** from Python to the JVM (the py4j client's ``send_command``, counted);
+- **py4j round trips** from Python to the JVM (the py4j connections' ``send_command``, counted;
+  releases of Java objects apart, see :class:`Py4jCounter`);
 - the largest stage's summed task peak execution memory and the bytes spilled (memory and disk).
 
 The block must run on one thread with nothing else running Spark jobs in the session (the
@@ -23,9 +24,12 @@ Spark's listener bus has delivered the block's events (``waitUntilEmpty``), outs
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from py4j import protocol
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -90,21 +94,34 @@ def last_execution_id(spark: "SparkSession") -> int:
     return int(store.executionsList(count - 1, 1).apply(0).executionId())
 
 
-class _Py4jCounter:
-    """Counts py4j commands sent from this process while installed (all threads)."""
+# The py4j command that releases a Java object (sent when Python drops its last reference).
+RELEASE = protocol.MEMORY_COMMAND_NAME + protocol.MEMORY_DEL_SUBCOMMAND_NAME
+
+
+class Py4jCounter:
+    """Counts py4j commands sent from this process while installed (all threads): ``calls``, the
+    round trips, and apart from them ``releases``, the commands that only release a Java object
+    Python no longer holds. Python's cycle collector sends those in batches, whenever it runs, so
+    they belong to whatever ran before as much as to the block; entering collects first, so what
+    earlier code left is released before counting starts."""
 
     def __init__(self) -> None:
         self.calls = 0
+        self.releases = 0
         self._patched: list[tuple[type, Any]] = []
 
-    def __enter__(self) -> "_Py4jCounter":
+    def __enter__(self) -> "Py4jCounter":
         from py4j import clientserver, java_gateway
 
+        gc.collect()
         for owner in (clientserver.ClientServerConnection, java_gateway.GatewayConnection):
             original = owner.send_command
 
             def counting(connection: Any, command: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
-                self.calls += 1
+                if isinstance(command, str) and command.startswith(RELEASE):
+                    self.releases += 1
+                else:
+                    self.calls += 1
                 return _original(connection, command, *args, **kwargs)
 
             owner.send_command = counting  # type: ignore[method-assign]
@@ -146,7 +163,7 @@ class LoadBreakdown:
         self._drain()
         self._first_job = self._next_job_id()
         self._last_execution = self._last_execution_id()
-        self._counter = _Py4jCounter().__enter__()
+        self._counter = Py4jCounter().__enter__()
         self._started = time.perf_counter()
         return self
 
