@@ -33,24 +33,20 @@ def run_stream(
     """Runs a query over the files in ``source`` not yet processed (one per micro-batch) until it
     has done them all, then stops. Returns the query (its ``id``, ``lastProgress``, ...); raises
     the query's failure as StreamingQueryException."""
-    query = (
-        spark.readStream.format("json").schema(schema).option("maxFilesPerTrigger", 1).load(str(source))
-        .writeStream.foreachBatch(sink).option("checkpointLocation", str(checkpoint))
-        .trigger(availableNow=True).start()
-    )
-    query.awaitTermination()
-    return query
+    return _run_to_the_end(spark, source, schema, checkpoint, lambda writer: writer.foreachBatch(sink))
 
 
 def run_doris_format(spark: Any, source: Path, schema: str, checkpoint: Path, options: Mapping[str, Any]) -> Any:
     """As :func:`run_stream`, through ``writeStream.format("doris")`` with ``options``."""
+    return _run_to_the_end(spark, source, schema, checkpoint, lambda writer: writer.format("doris").options(**options))
+
+
+def _run_to_the_end(spark: Any, source: Path, schema: str, checkpoint: Path, to_sink: Callable[[Any], Any]) -> Any:
     writer = (
         spark.readStream.format("json").schema(schema).option("maxFilesPerTrigger", 1).load(str(source))
-        .writeStream.format("doris").option("checkpointLocation", str(checkpoint))
+        .writeStream.option("checkpointLocation", str(checkpoint))
     )
-    for key, value in options.items():
-        writer = writer.option(key, value)
-    query = writer.trigger(availableNow=True).start()
+    query = to_sink(writer).trigger(availableNow=True).start()
     query.awaitTermination()
     return query
 
