@@ -96,22 +96,22 @@ def repaired_first(spark: "SparkSession", handle: DorisTable) -> DorisTable:
     writer's, so the repair after it could keep the older version of a key or miss the key."""
     if handle.model.keys_model is KeysModel.DUPLICATE:
         return handle
-    for _ in range(REPAIR_ATTEMPTS - 1):
+    attempt = 1
+    while True:
         try:
             return repaired(spark, handle)
         except CommitLockTimeoutError:
             raise  # waiting for the lock again would only wait longer
         except CommitConflictError:
+            if attempt == REPAIR_ATTEMPTS:
+                raise CommitConflictError(
+                    f"Cannot compact {handle.name.qualified}: other writers kept changing the keys stored twice that "
+                    f"it repairs first ({REPAIR_ATTEMPTS} attempts); nothing was committed. Run it again"
+                ) from None
             # Another writer changed the rows the repair read: check again on the table it left,
             # which may need no repair any more (it deleted one of the two rows).
+            attempt += 1
             handle = open_table(spark, handle.name.qualified)
-    try:
-        return repaired(spark, handle)
-    except CommitConflictError:
-        raise CommitConflictError(
-            f"Cannot compact {handle.name.qualified}: other writers kept changing the keys stored twice that it "
-            f"repairs first ({REPAIR_ATTEMPTS} attempts); nothing was committed. Run it again"
-        ) from None
 
 
 def repaired(spark: "SparkSession", handle: DorisTable) -> DorisTable:
