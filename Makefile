@@ -5,16 +5,17 @@
 # runs it. A key rename read by the scan lookup (key index off) trips Iceberg's filter binding on
 # time travel.
 SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
-# What the other lines run within CI's time: on both, the tests of what differs by line (the CALL
-# bridge, argument binding, Spark statements on Doris tables, keyed loads, session
-# settings and listeners, the format("doris") streaming sink's progress metrics); on 3.5 also the gap above,
-# its own entry points, local-cluster masters and the CLI's output (4.0 shares 4.1's Spark 4 classes
-# and launcher for those).
+# What the other lines run within CI's time: the tests of what differs by line (the CALL bridge,
+# argument binding, Spark statements on Doris tables, keyed loads through the JVM engine, session
+# settings, the format("doris") streaming sink's progress metrics). Spark 3.5 also runs the gap above,
+# the bad-input catalogue (its errors come from Spark 3.5's own exception classes), the loopback
+# listeners, its own entry points, local-cluster masters and the CLI's output; 4.0 shares 4.1's
+# Spark 4 exception classes, listeners and launcher, so the default line's run covers those.
 LINE_TESTS = tests/spark_session/test_call_bridge.py tests/procedures/test_argument_values.py tests/procedures/test_spark_statements.py \
-	tests/procedures/test_bad_inputs.py tests/procedures/test_keyed_loads.py \
-	tests/spark_session/test_session_defaults.py tests/spark_session/test_loopback_listeners.py \
+	tests/procedures/test_keyed_loads.py tests/spark_session/test_session_defaults.py \
 	tests/streaming/test_doris_format_sink.py::test_a_strict_mode_batch_reports_its_filtered_row_which_goes_to_error_rows
-SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
+SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/procedures/test_bad_inputs.py tests/spark_session/test_loopback_listeners.py \
+	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
 	tests/cli/test_output_and_prompt.py
 
 setup:
