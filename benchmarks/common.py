@@ -338,24 +338,28 @@ class MemoryProbe:
 
 # Functions of iceberg-doris whose cumulative time tells where a keyed load spends it.
 PHASES = {
+    "open_table": "open the table (catalog load + Doris model)",
     "load_table": "catalog table loads (JDBC + metadata)",
     "read_model": "read the Doris model (properties, schema)",
     "check_label_unused": "label check (JVM walk of snapshots)",
+    "repair_foreign_writes": "check for keys other writers stored twice",
     "read_source": "read source",
     "prepare_rows": "prepare rows (mapping, conversion)",
     "route_rows": "route rows to partitions",
-    "_plan_auto_partitions": "plan auto partitions (distinct + collect)",
-    "publish": "publish (count, stage, commit)",
+    "stage_and_count": "write and count in one pass (Spark job)",
+    "count_and_check": "count and check the rows (Spark job)",
+    "stage_fresh": "write fresh keyed rows and count (Spark job)",
+    "publish_rows": "publish appended rows (stage, commit)",
+    "publish_keyed": "publish a keyed load (lookup, deletes, commit)",
     "live_files": "plan live files + deletes (JVM plan)",
     "stage_data_files": "write data files (Spark job, uncommitted)",
     "write_deletion_vectors": "write deletion vectors (pyroaring + Puffin)",
-    "collect": "Spark collect() to the driver",
     "commit_atomically": "commit (catalog swap, validation)",
     "files_matching": "plan files of partitions",
     "all_files": "plan files of a branch",
     "stage_replacement": "stage the replacement RowDelta",
     "_collect": "file-set fetch (py4j)",
-    "replace_with_temp": "swap/replace total",
+    "collect": "Spark collect() to the driver",
 }
 
 

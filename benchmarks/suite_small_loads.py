@@ -47,6 +47,8 @@ from benchmarks.common import (
     fmt_seconds,
     iceberg_table,
     median,
+    profile_call,
+    profile_text,
     require_same,
     rollback,
 )
@@ -357,6 +359,8 @@ def run(bench: Bench, sizes: list[int], *, batches: tuple[int, ...] = BATCHES, c
                 for contender in contenders:
                     b = median_breakdown(parts[contender])
                     breakdown_rows.append([rows, case.name, batch, contender, fmt_seconds(medians[contender]), *b.cells()])
+                if bench.profile and rows == max(sizes) and batch == min(batches) and case.name in PROFILED:
+                    _profile(bench, result, tables, case, batch_path, batch, rows)
             result.checks.append(
                 f"{rows:,} rows, {case.name}: after the first repetition of every batch size both doris.load's table and "
                 f"the plain table held exactly the expected rows (digest, computed with Spark joins), "
@@ -390,6 +394,20 @@ def run(bench: Bench, sizes: list[int], *, batches: tuple[int, ...] = BATCHES, c
     )
     result.seconds = time.perf_counter() - started
     return result
+
+
+# The cases whose smallest batch is profiled (cProfile, untimed) at the largest size: where a small
+# load's fixed cost goes, next to the plain statement's.
+PROFILED = ("DUPLICATE", "UNIQUE BIGINT")
+
+
+def _profile(bench: Bench, result: SuiteResult, tables: Tables, case: Case, batch_path: str, batch: int, rows: int) -> None:
+    for contender in ("doris.load", case.reference):
+        table, action = _load_action(bench, tables, case, contender, batch_path)
+        elapsed, _, stats, jobs = profile_call(bench.spark, action)
+        tables.reset(table)
+        text = profile_text(stats, elapsed, jobs) if contender == "doris.load" else f"wall time {elapsed:.3f} s\n" + jobs.text()
+        result.profiles.append((f"{contender}, {case.name}: {batch:,} row(s) into {rows:,} rows", text))
 
 
 def _check(spark: "SparkSession", table: str, case: Case, contender: str, outcome: Any, batch: int, expected: Any, rows: int) -> None:

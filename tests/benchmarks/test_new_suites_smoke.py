@@ -4,6 +4,8 @@ pass. Timings are not asserted."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from benchmarks import suite_scale_curve, suite_small_loads
@@ -52,10 +54,15 @@ def test_breakdown_counts_the_jobs_of_a_doris_load(spark, namespace):
 @pytest.mark.spark
 def test_small_loads_hold_the_expected_rows(bench):  # noqa: F811
     cases = tuple(c for c in suite_small_loads.CASES if c.name in ("DUPLICATE", "UNIQUE DATE+BIGINT + seq", "partial update (UNIQUE BIGINT; k, v1)", "AGGREGATE"))
-    result = suite_small_loads.run(bench, [TINY], batches=(1, 10), cases=cases, reps=1, warmup=False)
+    result = suite_small_loads.run(dataclasses.replace(bench, profile=True), [TINY], batches=(1, 10), cases=cases, reps=1, warmup=False)
     check(result)
     latency, breakdown = result.tables
     assert len(latency.rows) == len(cases) * 2 and len(breakdown.rows) == len(cases) * 2 * 2
+    # the 1-row DUPLICATE load is profiled, next to INSERT INTO's jobs (UNIQUE BIGINT is not among these cases)
+    titles = [title for title, _ in result.profiles]
+    assert titles == ["doris.load, DUPLICATE: 1 row(s) into 2,000 rows", "INSERT INTO, DUPLICATE: 1 row(s) into 2,000 rows"]
+    ours = result.profiles[0][1]
+    assert "py4j round trips" in ours and "prepare rows (mapping, conversion)" in ours and "publish appended rows" in ours
 
 
 @pytest.mark.spark
