@@ -25,6 +25,8 @@ Spark's listener bus has delivered the block's events (``waitUntilEmpty``), outs
 from __future__ import annotations
 
 import gc
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -51,6 +53,7 @@ class Breakdown:
     peak_execution_bytes: int = 0  # largest stage: sum of its tasks' peak execution memory
     spilled_bytes: int = 0  # memory + disk bytes spilled, all stages
     descriptions: list[str] = field(default_factory=list)  # the SQL executions' descriptions
+    sites: dict[str, list[float]] = field(default_factory=dict)  # call site -> [py4j round trips, seconds] (by_site)
 
     @property
     def driver_seconds(self) -> float:
@@ -94,6 +97,9 @@ def last_execution_id(spark: "SparkSession") -> int:
     return int(store.executionsList(count - 1, 1).apply(0).executionId())
 
 
+#: The call site of round trips made outside iceberg-doris's code (Spark's own statements).
+OUTSIDE = "outside iceberg_doris"
+
 # The py4j command that releases a Java object (sent when Python drops its last reference).
 RELEASE = protocol.MEMORY_COMMAND_NAME + protocol.MEMORY_DEL_SUBCOMMAND_NAME
 
@@ -105,9 +111,13 @@ class Py4jCounter:
     they belong to whatever ran before as much as to the block; entering collects first, so what
     earlier code left is released before counting starts."""
 
-    def __init__(self) -> None:
+    def __init__(self, by_site: bool = False) -> None:
         self.calls = 0
         self.releases = 0
+        self.by_site = by_site
+        #: with ``by_site``: the round trips and seconds spent in them, by iceberg-doris call site
+        #: (the innermost iceberg_doris function on the stack; :data:`OUTSIDE` for the others)
+        self.sites: dict[str, list[float]] = {}
         self._patched: list[tuple[type, Any]] = []
 
     def __enter__(self) -> "Py4jCounter":
@@ -120,13 +130,34 @@ class Py4jCounter:
             def counting(connection: Any, command: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
                 if isinstance(command, str) and command.startswith(RELEASE):
                     self.releases += 1
-                else:
-                    self.calls += 1
-                return _original(connection, command, *args, **kwargs)
+                    return _original(connection, command, *args, **kwargs)
+                self.calls += 1
+                if not self.by_site:
+                    return _original(connection, command, *args, **kwargs)
+                started = time.perf_counter()
+                try:
+                    return _original(connection, command, *args, **kwargs)
+                finally:
+                    self._record(sys._getframe(1), time.perf_counter() - started)
 
             owner.send_command = counting  # type: ignore[method-assign]
             self._patched.append((owner, original))
         return self
+
+    def _record(self, frame: Any, seconds: float) -> None:
+        import iceberg_doris
+
+        package = os.path.dirname(os.path.abspath(iceberg_doris.__file__)) + os.sep
+        site = OUTSIDE
+        while frame is not None:
+            path = frame.f_code.co_filename
+            if path.startswith(package):
+                site = f"{path[len(package):].replace(os.sep, '/')}:{frame.f_code.co_name}"
+                break
+            frame = frame.f_back
+        entry = self.sites.setdefault(site, [0, 0.0])
+        entry[0] += 1
+        entry[1] += seconds
 
     def __exit__(self, *exc: Any) -> None:
         for owner, original in self._patched:
@@ -137,9 +168,10 @@ class Py4jCounter:
 class LoadBreakdown:
     """``with LoadBreakdown(spark) as b: run()``; then ``b.result`` is a :class:`Breakdown`."""
 
-    def __init__(self, spark: "SparkSession"):
+    def __init__(self, spark: "SparkSession", *, by_site: bool = False):
         self.spark = spark
         self._sc = spark.sparkContext._jsc.sc()
+        self.by_site = by_site  # also time the round trips by call site (Breakdown.sites)
         self.result = Breakdown()
 
     def _next_job_id(self) -> int:
@@ -163,7 +195,7 @@ class LoadBreakdown:
         self._drain()
         self._first_job = self._next_job_id()
         self._last_execution = self._last_execution_id()
-        self._counter = Py4jCounter().__enter__()
+        self._counter = Py4jCounter(by_site=self.by_site).__enter__()
         self._started = time.perf_counter()
         return self
 
@@ -172,7 +204,7 @@ class LoadBreakdown:
         self._counter.__exit__(*exc)
         end_job = self._next_job_id()
         self._drain()
-        result = Breakdown(wall=wall, py4j_calls=self._counter.calls)
+        result = Breakdown(wall=wall, py4j_calls=self._counter.calls, sites=dict(self._counter.sites))
         self._read_jobs(result, range(self._first_job, end_job))
         self._read_executions(result)
         self.result = result

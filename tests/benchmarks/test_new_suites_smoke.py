@@ -72,3 +72,35 @@ def test_scale_curve_holds_the_expected_rows(bench):  # noqa: F811
     check(result)
     assert len(result.targets) == 2  # flat cost, per key kind
     assert result.tables[-1].title.startswith(f"Full scan of the {2 * TINY:,}-row")
+
+
+def test_a_run_of_the_sized_suites_reports_its_largest_size_as_its_scale():
+    import argparse
+
+    from benchmarks.run import reported_scale
+
+    def args(suites: str, sizes: list[int] | None) -> argparse.Namespace:
+        return argparse.Namespace(scale=200_000, sizes=sizes, suite_list=suites.split(","))
+
+    assert reported_scale(args("g,h", [1_000_000, 10_000_000])) == 10_000_000
+    assert reported_scale(args("g", None)) == 200_000
+    assert reported_scale(args("a,g", [1_000_000])) == 200_000  # suite a runs at --scale
+
+
+@pytest.mark.spark
+def test_the_driver_profile_attributes_every_round_trip_of_a_load(spark, namespace, tmp_path):
+    from benchmarks import driver_profile
+    from benchmarks.load_breakdown import OUTSIDE
+
+    actions = driver_profile.contenders(spark, namespace, TINY, tmp_path)
+    medians = driver_profile.profile(spark, actions, reps=1, warmups=0)
+    assert set(medians) == {"INSERT INTO", "MERGE INTO (MoR)", *(f"doris.load, {name}" for name in driver_profile.PROFILED)}
+    duplicate = medians["doris.load, DUPLICATE"]
+    # every round trip of the load has a call site, and most are iceberg-doris's own
+    assert sum(count for count, _ in duplicate.sites.values()) == duplicate.py4j_calls > 100
+    assert any(site.startswith("loading/prepare.py:") for site in duplicate.sites)
+    assert set(medians["INSERT INTO"].sites) <= {OUTSIDE}
+    text = driver_profile.report(TINY, 1, medians)
+    assert "| doris.load, UNIQUE BIGINT + seq |" in text and "round trips by call site" in text
+    # the loads were rolled back: each table holds its TINY rows
+    assert spark.table(actions["doris.load, DUPLICATE"][0]).count() == TINY
