@@ -118,11 +118,17 @@ class Py4jCounter:
         #: with ``by_site``: the round trips and seconds spent in them, by iceberg-doris call site
         #: (the innermost iceberg_doris function on the stack; :data:`OUTSIDE` for the others)
         self.sites: dict[str, list[float]] = {}
+        self._package = ""  # the iceberg_doris package's folder, with by_site
         self._patched: list[tuple[type, Any]] = []
 
     def __enter__(self) -> "Py4jCounter":
         from py4j import clientserver, java_gateway
 
+        if self.by_site:
+            import iceberg_doris
+
+            # once, not per round trip: the timed calls are the hot path of the profiled load
+            self._package = os.path.dirname(os.path.abspath(iceberg_doris.__file__)) + os.sep
         gc.collect()
         for owner in (clientserver.ClientServerConnection, java_gateway.GatewayConnection):
             original = owner.send_command
@@ -145,9 +151,7 @@ class Py4jCounter:
         return self
 
     def _record(self, frame: Any, seconds: float) -> None:
-        import iceberg_doris
-
-        package = os.path.dirname(os.path.abspath(iceberg_doris.__file__)) + os.sep
+        package = self._package
         site = OUTSIDE
         while frame is not None:
             path = frame.f_code.co_filename
