@@ -50,7 +50,6 @@ expression and Spark's reason.
 
 from __future__ import annotations
 
-import decimal
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -123,7 +122,7 @@ class _Resolved:
     scope: "DataFrame"  # every mapped name as a column, plus MALFORMED_COLUMN when rows can be malformed
     sources: dict[int, str]  # target index -> scope column holding its unconverted value
     others: tuple[str, ...]  # scope columns that are not target columns (visible to where/extra)
-    row_reason: "Column | None"  # reason every row is an error (column count mismatch), if any
+    row_reason: str | None  # SQL: the reason every row is an error (column count mismatch), if any
 
 
 def prepare_rows(
@@ -138,7 +137,6 @@ def prepare_rows(
 ) -> "DataFrame":
     """Maps, converts, checks and filters a load's rows; see the module documentation."""
     from pyspark.errors import PySparkException
-    from pyspark.sql import functions as F
 
     targets = list(targets)
     _check_targets(targets)
@@ -165,18 +163,19 @@ def prepare_rows(
         conversions[index] = _conversion_sql(_quote(source), source_type, spark_types[index])
     converted = _select_conversions(scope, staged, targets, conversions, resolved.sources)
 
-    # Stage 2: the table columns (converted or default) and each row's reason for rejection.
+    # Stage 2: the table columns (converted or default) and each row's reason for rejection, as
+    # SQL text too: the checks of a 10-column table would otherwise cost hundreds of round trips.
     defaults = _defaults(frame.sparkSession, targets, spark_types, resolved, required_present)
     values = []
     reasons = []
     if resolved.row_reason is not None:
         reasons.append(resolved.row_reason)
     if MALFORMED_COLUMN in converted.columns:
-        reasons.append(F.col(MALFORMED_COLUMN))
+        reasons.append(_quote(MALFORMED_COLUMN))
     for index, target in enumerate(targets):
         if index in resolved.sources:
-            value = F.col(f"__doris_v{index}")
-            source = F.col(raw_names[index])
+            value = _quote(f"__doris_v{index}")
+            source = _quote(raw_names[index])
             source_type = converted.schema[raw_names[index]].dataType
             reason = _check(target, spark_types[index], value, source, source_type, strict_mode)
             if reason is not None:
@@ -188,35 +187,42 @@ def prepare_rows(
         if index in resolved.sources and target.max_length is not None and _type_name(spark_types[index]) == "StringType":
             # The row is an error row (its reason says why): drop the value, so that a huge field
             # is not cached with the batch, written again to the error rows or sent anywhere.
-            value = F.when(F.octet_length(value) <= F.lit(target.max_length), value)
-        values.append(value.alias(target.name))
-    reason_column = F.coalesce(*reasons) if reasons else F.lit(None).cast("string")
-    checked = _select(
-        converted, values + [F.col(_quote(name)) for name in others] + [reason_column.alias(REASON_COLUMN)],
+            value = f"CASE WHEN octet_length({value}) <= {target.max_length} THEN {value} END"
+        values.append(f"({value}) AS {_quote(target.name)}")
+    if not reasons:
+        reason_column = "CAST(NULL AS STRING)"
+    else:
+        reason_column = reasons[0] if len(reasons) == 1 else f"coalesce({', '.join(reasons)})"
+    checked = _select_sql(
+        converted, values + [_quote(name) for name in others] + [f"({reason_column}) AS {_quote(REASON_COLUMN)}"],
         "checking the converted values",
     )
 
-    # Stage 3: extra columns and the WHERE filter, evaluated on the converted row.
-    extra_columns = [_parsed(expression, f"{name} expression {expression!r}").alias(name)
-                     for name, expression in extra.items()]
-    status = F.when(F.col(REASON_COLUMN).isNotNull(), F.lit(STATUS_ERROR))
+    # Stage 3: extra columns and the WHERE filter, evaluated on the converted row. Each expression
+    # is checked on its own first (a syntax error names it), then embedded in parentheses; the
+    # line break ends a trailing -- comment.
+    for name, expression in extra.items():
+        _check_syntax(expression, f"{name} expression {expression!r}")
+    extra_columns = [f"({expression}\n) AS {_quote(name)}" for name, expression in extra.items()]
+    status = f"CASE WHEN {_quote(REASON_COLUMN)} IS NOT NULL THEN '{STATUS_ERROR}' "
     predicate = None
     if where is not None and str(where).strip():
-        predicate = _parsed(str(where), f"where {where!r}")
-        status = status.when(F.coalesce(predicate, F.lit(False)), F.lit(STATUS_OK)).otherwise(F.lit(STATUS_UNSELECTED))
+        predicate = str(where)
+        _check_syntax(predicate, f"where {where!r}")
+        status += f"WHEN coalesce(({where}\n), false) THEN '{STATUS_OK}' ELSE '{STATUS_UNSELECTED}' END"
     else:
-        status = status.otherwise(F.lit(STATUS_OK))
-    result = [F.col(_quote(target.name)) for target in targets] + extra_columns
-    result += [status.alias(STATUS_COLUMN), F.col(REASON_COLUMN)]
+        status += f"ELSE '{STATUS_OK}' END"
+    result = [_quote(target.name) for target in targets] + extra_columns
+    result += [f"{status} AS {_quote(STATUS_COLUMN)}", _quote(REASON_COLUMN)]
     try:
-        return checked.select(*result)
+        return select_sql(checked, result)
     except PySparkException as exc:
         failure = exc
     # name the expression Spark refused
     for name, expression in extra.items():
         _select(checked, [_parsed(expression, "")], f"{name} expression {expression!r}", verb="cannot be evaluated")
     if predicate is not None:
-        shape = _select(checked, [predicate], f"where {where!r}", verb="cannot be evaluated")
+        shape = _select(checked, [_parsed(predicate, "")], f"where {where!r}", verb="cannot be evaluated")
         if _type_name(shape.schema[0].dataType) != "BooleanType":
             raise LoadError(f"where {where!r} must be a condition (true or false), not a value")
     raise LoadError(f"evaluating where and the extra columns failed: {spark_error_message(failure)}")
@@ -360,17 +366,15 @@ def _others(scope: "DataFrame", targets: dict[str, int]) -> tuple[str, ...]:
 
 
 def _positional_base(frame: "DataFrame", info: Any, width: int,
-                     fields: list[int] | None = None) -> tuple["DataFrame", "Column | None"]:
-    """The frame with (at least) ``_c0.._c{width-1}`` (or the ``fields`` listed), and a reason if
-    every row has the wrong width."""
-    from pyspark.sql import functions as F
-
+                     fields: list[int] | None = None) -> tuple["DataFrame", str | None]:
+    """The frame with (at least) ``_c0.._c{width-1}`` (or the ``fields`` listed), and a reason (SQL)
+    if every row has the wrong width."""
     if info is not None and info.rebuild is not None:
         return info.rebuild(width, fields), None
     have = len([name for name in frame.columns if _POSITIONAL.match(name)])
     if have == width:
         return frame, None
-    return frame, F.lit(f"column count mismatch: the load expects {width} columns but the source has {have}")
+    return frame, _sql_string(f"column count mismatch: the load expects {width} columns but the source has {have}")
 
 
 def _field(present: set[str], index: int, alias: str) -> str:
@@ -560,66 +564,65 @@ def _select_conversions(scope: "DataFrame", staged: list[str], targets: list[Tar
     raise LoadError(f"cannot convert the source columns: {spark_error_message(failure)}") from None
 
 
-def _check(target: TargetColumn, target_type: Any, value: "Column", source: "Column", source_type: Any,
-           strict_mode: bool) -> "Column | None":
-    """The first reason this column's value rejects the row (NULL when it does not)."""
-    from pyspark.sql import functions as F
-
+def _check(target: TargetColumn, target_type: Any, value: str, source: str, source_type: Any,
+           strict_mode: bool) -> str | None:
+    """SQL: the first reason this column's value (``value``, converted from ``source``) rejects the
+    row, NULL when it does not; None when no value can."""
     name = target.name
     kind = _type_name(target_type)
-    reason = None
+    cases: list[tuple[str, str]] = []  # (condition, message), first match wins
 
-    def add(condition: "Column", message: "Column") -> None:
-        nonlocal reason
-        reason = F.when(condition, message) if reason is None else reason.when(condition, message)
+    def text(message: str) -> str:
+        return _sql_string(message)
 
     # A value of the target's own type is taken as it is (_conversion_sql): its conversion cannot
-    # fail, so the checks of a failed conversion would only cost expressions (py4j round trips).
+    # fail, so the checks of a failed conversion would only cost expressions.
     if source_type != target_type:
-        failed = source.isNotNull() & value.isNull()
+        failed = f"({source} IS NOT NULL AND {value} IS NULL)"
         shown = _shown(source, source_type)
         numeric = _numeric_source(source, source_type, kind)
         if numeric is not None:
-            add(failed & numeric, F.concat(F.lit(f"column {name}: value "), shown,
-                                           F.lit(f" is out of range for {target.doris_type}")))
+            cases.append((f"{failed} AND {numeric}", f"concat({text(f'column {name}: value ')}, {shown}, "
+                                                     f"{text(f' is out of range for {target.doris_type}')})"))
         if strict_mode:
-            add(failed, F.concat(F.lit(f"column {name}: cannot convert "), shown, F.lit(f" to {target.doris_type}")))
+            cases.append((failed, f"concat({text(f'column {name}: cannot convert ')}, {shown}, "
+                                  f"{text(f' to {target.doris_type}')})"))
     low, high = _effective_bounds(target, target_type)
     if low is not None or high is not None:
-        outside = F.lit(False)
+        outside = []
         if low is not None:
-            outside = outside | (value < _bound_literal(low, kind))
+            outside.append(f"{value} < {_bound_literal(low, kind)}")
         if high is not None:
-            outside = outside | (value > _bound_literal(high, kind))
+            outside.append(f"{value} > {_bound_literal(high, kind)}")
         limits = f"[{target.min_value if target.min_value is not None else ''}, " \
                  f"{target.max_value if target.max_value is not None else ''}]"
-        add(value.isNotNull() & outside, F.concat(
-            F.lit(f"column {name}: value "), value.cast("string"),
-            F.lit(f" is out of range for {target.doris_type} {limits}"),
-        ))
+        cases.append((f"{value} IS NOT NULL AND ({' OR '.join(outside)})", (
+            f"concat({text(f'column {name}: value ')}, CAST({value} AS STRING), "
+            f"{text(f' is out of range for {target.doris_type} {limits}')})"
+        )))
     if target.max_length is not None and kind == "StringType":
-        size = F.octet_length(value)
-        add(size > F.lit(target.max_length), F.concat(
-            F.lit(f"column {name}: value "), _shown(value, target_type), F.lit(" is "), size.cast("string"),
-            F.lit(f" bytes, longer than {target.doris_type} allows ({target.max_length} bytes)"),
-        ))
+        size = f"octet_length({value})"
+        cases.append((f"{size} > {target.max_length}", (
+            f"concat({text(f'column {name}: value ')}, {_shown(value, target_type)}, ' is ', CAST({size} AS STRING), "
+            f"{text(f' bytes, longer than {target.doris_type} allows ({target.max_length} bytes)')})"
+        )))
     if not target.nullable:
-        add(value.isNull(), F.lit(f"column {name} is NOT NULL but the value is NULL"))
-    return reason
+        cases.append((f"{value} IS NULL", text(f"column {name} is NOT NULL but the value is NULL")))
+    if not cases:
+        return None
+    return "CASE " + " ".join(f"WHEN {condition} THEN {message}" for condition, message in cases) + " END"
 
 
-def _numeric_source(source: "Column", source_type: Any, target_kind: str) -> "Column | None":
-    """Whether a failed conversion means "too large" (a number) rather than "not a number"."""
-    from pyspark.sql import functions as F
-
+def _numeric_source(source: str, source_type: Any, target_kind: str) -> str | None:
+    """SQL: whether a failed conversion means "too large" (a number) rather than "not a number"."""
     integral = target_kind in _INTEGRAL_RANGES
     if not integral and target_kind != "DecimalType":
         return None
     source_kind = _type_name(source_type)
     if source_kind in ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType"):
-        return F.lit(True)
+        return "true"
     if source_kind == "StringType":
-        return F.trim(source).rlike(_INTEGER_TEXT if integral else _NUMBER_TEXT)
+        return f"trim({source}) RLIKE {_sql_string(_INTEGER_TEXT if integral else _NUMBER_TEXT)}"
     return None
 
 
@@ -638,57 +641,50 @@ def _effective_bounds(target: TargetColumn, target_type: Any) -> tuple[int | Non
     return low, high
 
 
-def _bound_literal(bound: int, kind: str) -> "Column":
-    from pyspark.sql import functions as F
-
-    return F.lit(decimal.Decimal(bound)) if kind == "DecimalType" else F.lit(bound)
+def _bound_literal(bound: int, kind: str) -> str:
+    return f"{bound}BD" if kind == "DecimalType" else str(bound)
 
 
-def _shown(value: "Column", value_type: Any) -> "Column":
-    """``'value'`` for a message, at most 100 characters."""
-    from pyspark.sql import functions as F
-
+def _shown(value: str, value_type: Any) -> str:
+    """SQL: ``'value'`` for a message, at most 100 characters."""
     kind = _type_name(value_type)
     if kind in ("ArrayType", "MapType", "StructType"):
-        text = F.to_json(value)
+        text = f"to_json({value})"
     elif kind == "StringType":
         text = value
     else:
-        text = value.cast("string")
-    clipped = F.when(F.length(text) > _SHOWN_CHARS, F.concat(F.substring(text, 1, _SHOWN_CHARS), F.lit("...")))
-    return F.concat(F.lit("'"), clipped.otherwise(text), F.lit("'"))
+        text = f"CAST({value} AS STRING)"
+    clipped = f"CASE WHEN length({text}) > {_SHOWN_CHARS} THEN concat(substring({text}, 1, {_SHOWN_CHARS}), '...') ELSE {text} END"
+    return f"concat('\\'', {clipped}, '\\'')"
 
 
 # ------------------------------------------------------------------------------ declared precision
-def rounded_datetime(value: "Column", scale: int) -> "Column":
-    """``value`` (a TIMESTAMP_NTZ) rounded half up to ``scale`` fractional digits, as Doris stores a
-    DATETIME(p) value (``12:12:12.1235`` is ``12:12:12.124`` in DATETIME(3), ``12:12:12.5`` is
-    ``12:12:13`` in DATETIME; Doris's regression suite datatype_p0/datetimev2/test_round). Computed
-    on the wall clock (the fraction of the second), so no time zone takes part; NULL stays NULL."""
-    from pyspark.sql import Column
-    from pyspark.sql import functions as F
-
+def rounded_datetime(value: str, scale: int) -> str:
+    """SQL: ``value`` (a TIMESTAMP_NTZ) rounded half up to ``scale`` fractional digits, as Doris
+    stores a DATETIME(p) value (``12:12:12.1235`` is ``12:12:12.124`` in DATETIME(3), ``12:12:12.5``
+    is ``12:12:13`` in DATETIME; Doris's regression suite datatype_p0/datetimev2/test_round).
+    Computed on the wall clock (the fraction of the second), so no time zone takes part; NULL
+    stays NULL."""
     unit = 10 ** (6 - scale)
-    seconds = F.extract(F.lit("SECOND"), value)
-    fraction = ((seconds - F.floor(seconds)) * F.lit(1_000_000)).cast("bigint")
-    rounded = F.floor((fraction + F.lit(unit // 2)) / F.lit(unit)) * F.lit(unit)
-    shift: Column = ((rounded - fraction) / F.lit(1_000_000)).cast("decimal(18,6)")
-    zero = F.lit(0)
-    return value + F.make_dt_interval(zero, zero, zero, shift)  # TIMESTAMP_NTZ + interval stays TIMESTAMP_NTZ
+    seconds = f"extract(SECOND FROM ({value}))"
+    fraction = f"CAST(({seconds} - floor({seconds})) * 1000000 AS BIGINT)"
+    rounded = f"floor(({fraction} + {unit // 2}) / {unit}) * {unit}"
+    shift = f"CAST(({rounded} - {fraction}) / 1000000 AS DECIMAL(18,6))"
+    # TIMESTAMP_NTZ + interval stays TIMESTAMP_NTZ
+    return f"({value}) + make_dt_interval(0, 0, 0, {shift})"
 
 
 # ---------------------------------------------------------------------------------------- defaults
 def _defaults(spark: Any, targets: list[TargetColumn], spark_types: list[Any], resolved: _Resolved,
-              required_present: bool) -> dict[int, "Column"]:
-    """The value of each absent column: its default or NULL; checks literal defaults convert."""
-    from pyspark.sql import functions as F
-
-    values: dict[int, Column] = {}
-    literal_checks: list[tuple[int, Column]] = []
+              required_present: bool) -> dict[int, str]:
+    """SQL: the value of each absent column, its default or NULL; checks literal defaults convert."""
+    values: dict[int, str] = {}
+    literal_checks: list[int] = []
     for index, target in enumerate(targets):
         if index in resolved.sources:
             continue
         target_type = spark_types[index]
+        type_sql = target_type.simpleString()
         default = target.default
         if default is None:
             if not target.nullable and required_present:
@@ -697,20 +693,19 @@ def _defaults(spark: Any, targets: list[TargetColumn], spark_types: list[Any], r
                     f"column {target.name} is NOT NULL and has no default value, but the load does not supply it "
                     f"(the load supplies: {', '.join(supplied) if supplied else 'no table column'})"
                 )
-            values[index] = F.lit(None).cast(target_type)
+            values[index] = f"CAST(NULL AS {type_sql})"
         elif _CURRENT_TIMESTAMP.match(default.strip()):
-            values[index] = F.current_timestamp().cast(target_type)
+            values[index] = f"CAST(current_timestamp() AS {type_sql})"
         elif _CURRENT_DATE.match(default.strip()):
-            values[index] = F.current_date().cast(target_type)
+            values[index] = f"CAST(current_date() AS {type_sql})"
         elif default.strip().upper() in ("PI", "E") and _type_name(target_type) in _FRACTIONAL:
-            values[index] = F.expr(f"{default.strip().lower()}()").cast(target_type)  # DEFAULT PI / DEFAULT E
+            values[index] = f"CAST({default.strip().lower()}() AS {type_sql})"  # DEFAULT PI / DEFAULT E
         else:
-            sql = _conversion_sql(_sql_string(default), _string_type(), target_type)
-            values[index] = F.expr(sql)
-            literal_checks.append((index, values[index]))
+            values[index] = _conversion_sql(_sql_string(default), _string_type(), target_type)
+            literal_checks.append(index)
     if literal_checks:
-        row = spark.range(1).select(*[column for _, column in literal_checks]).first()
-        for (index, _), converted in zip(literal_checks, row):
+        row = select_sql(spark.range(1), [f"({values[index]}) AS `d{index}`" for index in literal_checks]).first()
+        for index, converted in zip(literal_checks, row):
             if converted is None:
                 target = targets[index]
                 raise LoadError(
@@ -776,6 +771,16 @@ def _type_name(data_type: Any) -> str:
 
 def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
+
+
+def _check_syntax(expression: str, what: str) -> None:
+    """Raises :class:`LoadError` naming ``what`` when ``expression`` is not one Spark SQL expression."""
+    from pyspark.errors import PySparkException
+
+    try:
+        check_expression_syntax(expression)
+    except PySparkException as exc:
+        raise LoadError(f"{what} is not a valid expression: {spark_error_message(exc)}") from None
 
 
 def _parsed(expression: str, what: str) -> "Column":

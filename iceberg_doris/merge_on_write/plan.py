@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
 
@@ -225,40 +226,38 @@ def _sum_type(value_type: Any) -> Any:
 
 def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     """The rows to write for winning upserts (merged with the live row for partial and aggregate loads)."""
-    from pyspark.sql import functions as F
-
-    exists = F.col(FILE).isNotNull()
+    exists = f"{FILE} IS NOT NULL"
     values = []
+    # SQL text (select_sql): Columns built in Python cost several py4j round trips each, which a
+    # 1-row load of a 10-column table would pay hundreds of times.
     for column in shape.model.columns:
         name = column.name
-        incoming, stored = F.col(_q(name)), F.col(_q(LIVE + name))
+        incoming, stored = _q(name), _q(LIVE + name)
         if column.is_key:
             value = incoming
         elif shape.model.keys_model is KeysModel.AGGREGATE:
-            value = F.when(exists, _merge_aggregate(column.aggregation, stored, incoming, shape)).otherwise(incoming)
+            value = f"CASE WHEN {exists} THEN {_merge_aggregate(column.aggregation, stored, incoming, shape)} ELSE {incoming} END"
         elif name == shape.sequence_column and not shape.sequence_supplied:
-            value = F.when(exists, stored).otherwise(incoming)
+            value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         elif name == HIDDEN_SEQUENCE_COLUMN:
-            value = F.col(SEQUENCE)
+            value = SEQUENCE
         elif shape.partial and name not in shape.supplied:
-            value = F.when(exists, stored).otherwise(incoming)
+            value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         else:
             value = incoming
-        values.append(value.cast(column.spark_type).alias(name))
-    return decided.filter(F.col(WINS) & ~F.col(DELETE)).select(*values)
+        values.append(f"CAST({value} AS {column.spark_type}) AS {_q(name)}")
+    return select_sql(decided.filter(f"{WINS} AND NOT {DELETE}"), values)
 
 
 def tombstones(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     """Winning deletes on sequence tables: written, and deleted in the same commit."""
-    from pyspark.sql import functions as F
-
     values = []
     for column in shape.model.columns:
-        value = F.col(SEQUENCE) if column.name == HIDDEN_SEQUENCE_COLUMN else F.col(_q(column.name))
+        value = SEQUENCE if column.name == HIDDEN_SEQUENCE_COLUMN else _q(column.name)
         if not column.nullable and not column.is_key:
-            value = F.coalesce(value, F.col(_q(LIVE + column.name)))
-        values.append(value.cast(column.spark_type).alias(column.name))
-    return decided.filter(F.col(WINS) & F.col(DELETE)).select(*values)
+            value = f"coalesce({value}, {_q(LIVE + column.name)})"
+        values.append(f"CAST({value} AS {column.spark_type}) AS {_q(column.name)}")
+    return select_sql(decided.filter(f"{WINS} AND {DELETE}"), values)
 
 
 @dataclass(frozen=True)
@@ -361,22 +360,21 @@ def model_aggregates(model: DorisTableModel, newest: "Column") -> list["Column"]
     return result
 
 
-def _merge_aggregate(kind: str | None, stored: "Column", incoming: "Column", shape: KeyedLoadShape) -> "Column":
-    from pyspark.sql import functions as F
-
+def _merge_aggregate(kind: str | None, stored: str, incoming: str, shape: KeyedLoadShape) -> str:
+    """SQL: a stored value merged with the batch's aggregate by the column's aggregation."""
     kind = kind or "REPLACE"
     if kind == "SUM":
-        return F.when(stored.isNull(), incoming).when(incoming.isNull(), stored).otherwise(stored + incoming)
+        return f"CASE WHEN {stored} IS NULL THEN {incoming} WHEN {incoming} IS NULL THEN {stored} ELSE {stored} + {incoming} END"
     if kind == "MAX":
-        return F.greatest(stored, incoming)
+        return f"greatest({stored}, {incoming})"
     if kind == "MIN":
-        return F.least(stored, incoming)
+        return f"least({stored}, {incoming})"
     if kind == "REPLACE_IF_NOT_NULL":
-        return F.coalesce(incoming, stored)
+        return f"coalesce({incoming}, {stored})"
     version = shape.model.property("replace_version_column")
     if version:
-        newer = F.col(_q(version)) >= F.col(_q(LIVE + version))
-        return F.when(F.col(_q(LIVE + version)).isNull() | newer, incoming).otherwise(stored)
+        stored_version = _q(LIVE + version)
+        return f"CASE WHEN {stored_version} IS NULL OR {_q(version)} >= {stored_version} THEN {incoming} ELSE {stored} END"
     return incoming
 
 
