@@ -65,11 +65,10 @@ class KeyedLoadShape:
 def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[str, ...] = ()) -> "DataFrame":
     """One version per key: the batch's winner (unique) or its aggregate (aggregate). ``carried``:
     columns that depend on the key alone (e.g. the partition a row was routed to), kept as they are."""
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    keys = [F.col(_q(k)) for k in shape.keys]
     if shape.model.keys_model is KeysModel.AGGREGATE:
+        keys = [F.col(_q(k)) for k in shape.keys]
         kept = [F.first(_q(c)).alias(c) for c in carried]
         return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), *kept, F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
     # A partial-column update keeps each key's last row of the batch, whatever its sequence value
@@ -77,9 +76,10 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     # unique_with_mow_p0/partial_update/test_partial_update_insert_seq_col: (3,1500,'2022-07-20')
     # then (3,2500,'2022-07-18') leaves 2500); that row then meets the stored row's sequence as any.
     by_sequence = shape.sequence_column is not None and not shape.partial
-    order = [F.col(SEQUENCE).desc_nulls_last(), F.col(ORDER).desc()] if by_sequence else [F.col(ORDER).desc()]
-    ranked = accepted.withColumn("__doris_rank", F.row_number().over(Window.partitionBy(*keys).orderBy(*order)))
-    return ranked.filter(F.col("__doris_rank") == 1).drop("__doris_rank")
+    order = f"{SEQUENCE} DESC NULLS LAST, {ORDER} DESC" if by_sequence else f"{ORDER} DESC"
+    # SQL text (select_sql): a window built from Columns costs dozens of py4j round trips per load.
+    rank = f"row_number() OVER (PARTITION BY {', '.join(_q(k) for k in shape.keys)} ORDER BY {order}) AS __doris_rank"
+    return select_sql(accepted, ["*", rank]).filter("__doris_rank = 1").drop("__doris_rank")
 
 
 def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape, *, broadcast_keys: bool = False) -> "DataFrame":
@@ -313,12 +313,12 @@ def without_live_rows(
     columns ``keys``; a sequence table's versions older than a stored one), and none reads a live row."""
     from pyspark.sql import functions as F
 
-    shaped = batch.withColumn(FILE, F.lit(None).cast("string"))
     if losing_keys is None:
-        return shaped.withColumn(WINS, F.lit(True))
-    lost = losing_keys.select(*[_q(k) for k in keys]).withColumn("__doris_lost", F.lit(True))
+        return select_sql(batch, ["*", f"CAST(NULL AS STRING) AS {FILE}", f"true AS {WINS}"])
+    shaped = select_sql(batch, ["*", f"CAST(NULL AS STRING) AS {FILE}"])
+    lost = select_sql(losing_keys, [*[_q(k) for k in keys], "true AS __doris_lost"])
     joined = shaped.join(F.broadcast(lost), list(keys), "left")
-    return joined.withColumn(WINS, F.col("__doris_lost").isNull()).drop("__doris_lost")
+    return select_sql(joined, ["*", f"__doris_lost IS NULL AS {WINS}"]).drop("__doris_lost")
 
 
 def new_keys(decided: "DataFrame") -> "DataFrame":
