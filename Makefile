@@ -6,13 +6,20 @@
 # time travel.
 SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # What the other lines run within CI's time: the tests of what differs by line (the CALL bridge,
-# argument binding, Spark statements on Doris tables, keyed loads through the JVM engine, session
-# settings, the format("doris") streaming sink's progress metrics). Spark 3.5 also runs the gap above,
+# argument binding, Spark statements on Doris tables, which upsert, delete and aggregate through the
+# JVM engine, session settings, the format("doris") streaming sink's progress metrics), and the keyed
+# loads that reach each line's Iceberg writers and readers: deletion vectors, v2 position deletes,
+# rows read by position for partial and aggregate loads, tombstones, compaction. The rest of
+# test_keyed_loads.py is Python logic the default line proves. Spark 3.5 also runs the gap above,
 # the bad-input catalogue (its errors come from Spark 3.5's own exception classes), the loopback
 # listeners, its own entry points, local-cluster masters and the CLI's output; 4.0 shares 4.1's
 # Spark 4 exception classes, listeners and launcher, so the default line's run covers those.
+KEYED = tests/procedures/test_keyed_loads.py
 LINE_TESTS = tests/spark_session/test_call_bridge.py tests/procedures/test_argument_values.py tests/procedures/test_spark_statements.py \
-	tests/procedures/test_keyed_loads.py tests/spark_session/test_session_defaults.py \
+	$(KEYED)::test_upserts_replace_rows_with_deletion_vectors_only $(KEYED)::test_format_v2_tables_get_position_delete_files \
+	$(KEYED)::test_partial_column_update $(KEYED)::test_aggregate_table_merges_each_load $(KEYED)::test_sequence_delete_tombstones \
+	$(KEYED)::test_compact_drops_deleted_rows_and_keeps_young_tombstones \
+	tests/spark_session/test_session_defaults.py \
 	tests/streaming/test_doris_format_sink.py::test_a_strict_mode_batch_reports_its_filtered_row_which_goes_to_error_rows
 SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/procedures/test_bad_inputs.py tests/spark_session/test_loopback_listeners.py \
 	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
