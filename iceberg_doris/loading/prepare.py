@@ -209,7 +209,7 @@ def prepare_rows(
     if where is not None and str(where).strip():
         predicate = str(where)
         _check_syntax(predicate, f"where {where!r}")
-        status += f"WHEN coalesce(({where}\n), false) THEN '{STATUS_OK}' ELSE '{STATUS_UNSELECTED}' END"
+        status += f"WHEN coalesce(({predicate}\n), false) THEN '{STATUS_OK}' ELSE '{STATUS_UNSELECTED}' END"
     else:
         status += f"ELSE '{STATUS_OK}' END"
     result = [_quote(target.name) for target in targets] + extra_columns
@@ -571,10 +571,7 @@ def _check(target: TargetColumn, target_type: Any, value: str, source: str, sour
     name = target.name
     kind = _type_name(target_type)
     cases: list[tuple[str, str]] = []  # (condition, message), first match wins
-
-    def text(message: str) -> str:
-        return _sql_string(message)
-
+    text = _sql_string  # a message part as a SQL string literal
     # A value of the target's own type is taken as it is (_conversion_sql): its conversion cannot
     # fail, so the checks of a failed conversion would only cost expressions.
     if source_type != target_type:
