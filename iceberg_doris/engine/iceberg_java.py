@@ -78,6 +78,12 @@ class IcebergJava:
             array[i] = item
         return array
 
+    def java_list(self, items: list[Any]) -> JavaObject:
+        result = self.jvm.java.util.ArrayList()
+        for item in items:
+            result.add(item)
+        return result
+
     def java_set(self, items: list[Any]) -> JavaObject:
         result = self.jvm.java.util.HashSet()
         for item in items:

@@ -88,7 +88,7 @@ def write_position_deletes(
         if not positions:
             continue
         data_file = require_data_file(data_files, location, table)
-        check_positions(positions, data_file, location)
+        check_positions(positions, int(data_file.recordCount()), location)
         spec = table.specs().get(data_file.specId())
         key = (int(data_file.specId()), str(spec.partitionToPath(data_file.partition())))
         groups.setdefault(key, {})[location] = positions

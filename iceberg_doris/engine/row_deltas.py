@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_locations
 
 
 def stage_keyed_row_delta(
@@ -33,7 +33,7 @@ def stage_keyed_row_delta(
     delta.conflictDetectionFilter(conflict_filter)
     delta.validateNoConflictingDataFiles().validateNoConflictingDeleteFiles().validateDeletedFiles()
     if rows_must_exist:
-        delta.validateDataFilesExist(iceberg.java_set(rows_must_exist))
+        delta.validateDataFilesExist(iceberg.helpers.LiveFiles.splitLocations(join_locations(rows_must_exist)))
     for data_file in added_rows:
         delta.addRows(data_file)
     for delete_file in added_deletes:

@@ -7,11 +7,13 @@ picks which one a table gets.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Iterable, Mapping
 
 from pyroaring import BitMap64
 
-from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_locations, split_locations
+from iceberg_doris.engine.live_files import PlannedDataFiles
 from iceberg_doris.errors import DeletionVectorFormatError, TableStateError
 
 # Iceberg's Java bitmap keeps keys 0 .. 2^31 - 2 and, in the last key, low halves up to 2^31; a
@@ -43,8 +45,38 @@ def require_data_file(data_files: Mapping[str, JavaObject], location: str, table
         ) from None
 
 
-def check_positions(positions: BitMap64, data_file: JavaObject, location: str) -> None:
-    records = int(data_file.recordCount())
+def require_data_files(
+    iceberg: IcebergJava, data_files: Mapping[str, JavaObject], locations: list[str], table: JavaObject
+) -> tuple[list[str], JavaObject]:
+    """The data files at ``locations`` as one java.util.List, and the locations in that list's
+    order. Those of a planned mapping (also inside a ChainMap) cross py4j in one round trip: a
+    large upsert hits thousands of files."""
+    maps = data_files.maps if isinstance(data_files, ChainMap) else [data_files]
+    planned: PlannedDataFiles | None = None
+    from_plan: list[str] = []
+    others: list[str] = []
+    for location in locations:
+        source = next((found for found in maps if location in found), None)
+        if source is None:
+            require_data_file(data_files, location, table)  # raises, naming the file
+        if isinstance(source, PlannedDataFiles) and (planned is None or source is planned):
+            planned = source
+            from_plan.append(location)
+        else:
+            others.append(location)
+    files = planned.plan.dataFiles(join_locations(from_plan)) if planned is not None else iceberg.java_list([])
+    for location in others:
+        files.add(data_files[location])
+    return from_plan + others, files
+
+
+def record_counts(iceberg: IcebergJava, files: JavaObject) -> list[int]:
+    """Each data file's record count, for a java.util.List of them, in one round trip."""
+    return [int(count) for count in split_locations(str(iceberg.helpers.DeletionVectorFiles.recordCounts(files)))]
+
+
+def check_positions(positions: BitMap64, records: int, location: str) -> None:
+    """Refuses positions beyond the ``records`` rows of the data file at ``location``."""
     if positions.max() >= records:
         raise TableStateError(
             f"Cannot delete row position {positions.max()} of {location}: the file has {records} rows "

@@ -18,10 +18,16 @@ from iceberg_doris.engine.deletion_vectors.blob_codec import encode_deletion_vec
 from iceberg_doris.engine.deletion_vectors.puffin import INHERITED, DeletionVectorBlob, puffin_file_bytes
 from iceberg_doris.engine.deletion_vectors.reader import is_deletion_vector, read_deletion_vector
 from iceberg_doris.engine.file_bytes import write_file
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items, join_locations
 from iceberg_doris.engine.live_files import delete_file_key
 from iceberg_doris.engine.position_deletes import read_position_deletes
-from iceberg_doris.engine.row_positions import check_positions, format_version, require_data_file, to_bitmap
+from iceberg_doris.engine.row_positions import (
+    check_positions,
+    format_version,
+    record_counts,
+    require_data_files,
+    to_bitmap,
+)
 from iceberg_doris.errors import TableStateError
 
 
@@ -51,15 +57,19 @@ def write_deletion_vectors(
             "deletion vectors need version 3 (use position delete files on v2 tables)"
         )
     existing = existing or {}
+    wanted = {location: to_bitmap(deletes[location]) for location in sorted(deletes)}
+    if not any(wanted.values()):
+        return [], []
+    # The data files and their record counts cross py4j as one list each, not file by file.
+    locations, data_file_list = require_data_files(
+        iceberg, data_files, [location for location, positions in wanted.items() if positions], table
+    )
     blobs: list[DeletionVectorBlob] = []
-    targets: list[JavaObject] = []
+    targets: list[int] = []
     replaced: dict[str, JavaObject] = {}
-    for location in sorted(deletes):
-        positions = to_bitmap(deletes[location])
-        if not positions:
-            continue
-        data_file = require_data_file(data_files, location, table)
-        check_positions(positions, data_file, location)
+    for index, (location, records) in enumerate(zip(locations, record_counts(iceberg, data_file_list))):
+        positions = wanted[location]
+        check_positions(positions, records, location)
         previous_files = _as_list(existing.get(location))
         previous = BitMap64()
         for delete_file in previous_files:
@@ -73,31 +83,17 @@ def write_deletion_vectors(
             if _is_file_scoped(iceberg, delete_file):
                 replaced.setdefault(delete_file_key(delete_file), delete_file)
         blobs.append(DeletionVectorBlob(location, INHERITED, encode_deletion_vector(merged), len(merged)))
-        targets.append(data_file)
+        targets.append(index)
     if not blobs:
         return [], []
     content, placed = puffin_file_bytes(blobs)
     puffin_location = str(table.locationProvider().newDataLocation(f"doris-{uuid.uuid4()}-deletes.puffin"))
     write_file(iceberg, table, puffin_location, content)
-    builder_class = iceberg.jvm.org.apache.iceberg.FileMetadata
-    puffin = iceberg.jvm.org.apache.iceberg.FileFormat.PUFFIN
-    added = []
-    for blob, data_file, (offset, length) in zip(blobs, targets, placed):
-        spec = table.specs().get(data_file.specId())
-        added.append(
-            builder_class.deleteFileBuilder(spec)
-            .ofPositionDeletes()
-            .withFormat(puffin)
-            .withPath(puffin_location)
-            .withPartition(data_file.partition())
-            .withFileSizeInBytes(len(content))
-            .withReferencedDataFile(blob.referenced_data_file)
-            .withContentOffset(offset)
-            .withContentSizeInBytes(length)
-            .withRecordCount(blob.cardinality)
-            .build()
-        )
-    return added, list(replaced.values())
+    placements = join_locations(
+        f"{index} {offset} {length} {blob.cardinality}" for index, blob, (offset, length) in zip(targets, blobs, placed)
+    )
+    added = iceberg.helpers.DeletionVectorFiles.of(table, data_file_list, puffin_location, len(content), placements)
+    return java_items(added), list(replaced.values())
 
 
 def _as_list(value: JavaObject | Sequence[JavaObject] | None) -> list[JavaObject]:

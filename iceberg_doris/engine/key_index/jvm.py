@@ -24,10 +24,3 @@ def index_of(spark: "SparkSession") -> JavaObject:
 def request(spark: "SparkSession", asked: wire.IndexRequest) -> JavaObject:
     """``asked`` as the JVM's ``IndexRequest`` (parsed there, strictly)."""
     return index_of(spark).request(asked.to_json())
-
-
-def java_list(iceberg: IcebergJava, items: list[JavaObject]) -> JavaObject:
-    java = iceberg.jvm.java.util.ArrayList()
-    for item in items:
-        java.add(item)
-    return java

@@ -58,7 +58,7 @@ def start_indexing(
         return None
     index = jvm.index(iceberg)
     future = index.indexNewFilesInBackground(
-        iceberg.spark._jsparkSession, table, jvm.java_list(iceberg, files), _request(iceberg, key_columns, sequence_column)
+        iceberg.spark._jsparkSession, table, iceberg.java_list(files), _request(iceberg, key_columns, sequence_column)
     )
     return PendingEntries(future, index, frozenset(map(file_location, files)))
 
@@ -85,7 +85,7 @@ def new_files_repeat_keys(
 
     try:
         answer = wire.RepeatsAnswer.from_json(str(jvm.index(iceberg).newFilesRepeatKeys(
-            iceberg.spark._jsparkSession, table, jvm.java_list(iceberg, files), _request(iceberg, key_columns, sequence_column)
+            iceberg.spark._jsparkSession, table, iceberg.java_list(files), _request(iceberg, key_columns, sequence_column)
         )))
     except Py4JJavaError as error:
         log.warning("key index: could not check the new files' keys for repeats (%s)", java_message(error))

@@ -89,6 +89,27 @@ public final class LiveFiles {
     return dataFiles.get(location);
   }
 
+  /**
+   * The planned data files at {@code locations} (joined by {@link #SEPARATOR}), in that order: one
+   * round trip for a list that a large upsert would otherwise fetch file by file.
+   */
+  public List<DataFile> dataFiles(String locations) {
+    List<DataFile> named = new ArrayList<>();
+    for (String location : splitLocations(locations)) {
+      DataFile file = dataFiles.get(location);
+      if (file == null) {
+        throw new IllegalArgumentException(location + " is not a planned data file");
+      }
+      named.add(file);
+    }
+    return named;
+  }
+
+  /** Locations joined by {@link #SEPARATOR} as a list (empty text: none). */
+  public static List<String> splitLocations(String joined) {
+    return joined.isEmpty() ? new ArrayList<>() : new ArrayList<>(List.of(joined.split(SEPARATOR)));
+  }
+
   /** The position delete files / deletion vector of one data file (empty if none). */
   public List<DeleteFile> positionDeletes(String location) {
     return positionDeletes.getOrDefault(location, Collections.emptyList());
