@@ -8,6 +8,7 @@ import os
 import pstats
 import resource
 import statistics
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -105,6 +106,42 @@ def timed(action: Callable[[], Any]) -> tuple[float, Any]:
     started = time.perf_counter()
     result = action()
     return time.perf_counter() - started, result
+
+
+def run_bounded(spark: "SparkSession", action: Callable[[], Any], limit_seconds: float | None) -> bool:
+    """Runs ``action`` (Spark work, on this thread) in a job group of its own, cancelled once it
+    has run ``limit_seconds`` (None: no limit). True if it finished; False if it was cancelled,
+    which fails its statement before it commits: a contender that would hold a run for an hour
+    is reported as "did not finish" instead."""
+    if limit_seconds is None:
+        action()
+        return True
+    group = f"bench-bounded-{uuid.uuid4().hex}"
+    finished = threading.Event()
+    cancelled = threading.Event()
+
+    def cancel_when_over() -> None:
+        if finished.wait(limit_seconds):
+            return
+        cancelled.set()
+        while not finished.is_set():  # a statement runs several jobs: cancel each as it starts
+            spark.sparkContext.cancelJobGroup(group)
+            finished.wait(1.0)
+
+    spark.sparkContext.setJobGroup(group, "bounded benchmark step", interruptOnCancel=True)
+    watcher = threading.Thread(target=cancel_when_over, daemon=True)
+    watcher.start()
+    try:
+        action()
+        return True
+    except Exception:
+        if cancelled.is_set():
+            return False
+        raise
+    finally:
+        finished.set()
+        watcher.join()
+        spark.sparkContext._jsc.clearJobGroup()
 
 
 def median(values: Sequence[float]) -> float:

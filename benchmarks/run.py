@@ -57,12 +57,20 @@ def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *,
         return suite_small_loads.run(bench, sizes, reps=1 if warmup else None, warmup=not warmup)
     if suite == "h":
         sizes = sizes if warmup or args.sizes else suite_scale_curve.default_sizes(scale)
-        return suite_scale_curve.run(bench, sizes, reps=1 if warmup else None, loads=3 if warmup else args.curve_loads, warmup=not warmup)
+        return suite_scale_curve.run(bench, sizes, reps=1 if warmup else None, loads=3 if warmup else args.curve_loads, warmup=not warmup,
+                                     kinds=args.kinds, merge_limit=args.merge_limit_minutes * 60)
     if suite == "f":
         return suite_cdc_compaction.run(bench, scale, batches=3 if warmup else args.cdc_batches, warmup=not warmup)
     if suite == "s":
         return suite_stream_changes.run(bench, scale, batches=3 if warmup else args.cdc_batches, warmup=not warmup)
     raise ValueError(f"unknown suite {suite!r}: choose from {', '.join(SUITES)}")
+
+
+def _kinds(names: str) -> tuple[suite_scale_curve.Case, ...]:
+    try:
+        return suite_scale_curve.kinds_named(names)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -78,6 +86,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=None,
                         help="table sizes for e (bulk), g (small loads) and h (scale curve), e.g. 1000000,10000000 (default: N; h: N/100,N/10,N)")
     parser.add_argument("--curve-loads", type=int, default=suite_scale_curve.LOADS, help="h: upserts before the last full scan (default 100)")
+    parser.add_argument("--kinds", type=_kinds, default=suite_scale_curve.KINDS,
+                        help="h: key kinds, comma-separated (default: BIGINT,BIGINT + seq,VARCHAR,VARCHAR + seq)")
+    parser.add_argument("--merge-limit-minutes", type=float, default=suite_scale_curve.MERGE_LIMIT_SECONDS / 60,
+                        help="h: cancel a MERGE INTO after this many minutes and report it as not finished (default 10)")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the extra cProfile'd runs")
     parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the tiny-scale warm-up pass")
     args = parser.parse_args(argv)

@@ -50,6 +50,7 @@ from benchmarks.common import (
     median,
     require_same,
     rollback,
+    run_bounded,
 )
 from benchmarks.load_breakdown import COLUMNS as BREAKDOWN_COLUMNS
 from benchmarks.load_breakdown import LoadBreakdown, median_breakdown
@@ -72,6 +73,7 @@ BATCH_ROWS = 10_000
 LOADS = 100
 COMPACT_EVERY = 10
 CHUNK_ROWS = 5_000_000
+MERGE_LIMIT_SECONDS = 600.0
 KINDS = (
     Case("BIGINT", "BIGINT", "UNIQUE"),
     Case("BIGINT + seq", "BIGINT", "UNIQUE", sequence=True),
@@ -111,9 +113,22 @@ def index_bytes(spark: "SparkSession", table: str) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) if folder.exists() else 0
 
 
+def kinds_named(names: str) -> tuple[Case, ...]:
+    """The key kinds named in ``names`` (comma-separated, as in KINDS: "BIGINT,VARCHAR + seq")."""
+    by_name = {k.name.replace(" ", "").lower(): k for k in KINDS}
+    wanted = [n.replace(" ", "").lower() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in by_name]
+    if unknown or not wanted:
+        raise ValueError(f"unknown key kinds {unknown or names!r}: choose from {', '.join(k.name for k in KINDS)}")
+    return tuple(by_name[n] for n in wanted)
+
+
 def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batch_rows: int = BATCH_ROWS, loads: int = LOADS,
-        compact_every: int = COMPACT_EVERY, chunk_rows: int = CHUNK_ROWS, reps: int | None = None, warmup: bool = True) -> SuiteResult:
-    """Runs suite (h) over tables of ``sizes`` rows (ascending)."""
+        compact_every: int = COMPACT_EVERY, chunk_rows: int = CHUNK_ROWS, reps: int | None = None, warmup: bool = True,
+        merge_limit: float | None = MERGE_LIMIT_SECONDS) -> SuiteResult:
+    """Runs suite (h) over tables of ``sizes`` rows (ascending). A ``MERGE INTO`` still running after
+    ``merge_limit`` seconds is cancelled (it commits nothing) and reported as not finished, its
+    ratio as a lower bound; once one has, that case's later ``MERGE INTO`` runs are skipped."""
     from iceberg_doris import doris
 
     spark = bench.spark
@@ -131,11 +146,14 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
                        "rolled back after every load",
         "table build": f"chunks of at most {chunk_rows:,} rows (spark.range slices), nothing collected to the driver",
         "after the curve": f"{loads} more upserts into the largest BIGINT table, doris.auto_compact after every {compact_every}",
+        "MERGE INTO bound": "none" if merge_limit is None else
+                            f"cancelled after {merge_limit / 60:g} min (commits nothing); that case's later MERGE INTO runs skipped",
     }
     timing_rows: list[list[Any]] = []
     breakdown_rows: list[list[Any]] = []
     size_rows: list[list[Any]] = []
     medians: dict[tuple[int, str, str], float] = {}
+    unfinished: set[tuple[int, str]] = set()  # (size, kind) whose MERGE INTO ran past merge_limit
     doris_tables: dict[tuple[int, str], str] = {}
     for rows in sizes:
         plain: dict[str, str] = {}
@@ -166,9 +184,20 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
                 statement = merge_sql(targets[MERGE], "curve_src", case)
                 return lambda: spark.sql(statement).collect()
 
+            def finished(contender: str, run_it: Any) -> bool:
+                """Runs one load; False for a MERGE INTO cancelled at the bound (it commits nothing)."""
+                if contender == DORIS:
+                    run_it()
+                    return True
+                done = run_bounded(spark, run_it, merge_limit)
+                if not done:
+                    unfinished.add((rows, case.name))
+                    bench.log(f"  [h] {rows} rows, {case.name}: MERGE INTO cancelled after {merge_limit:.0f} s")
+                return done
+
             if warmup:
                 for contender in (DORIS, MERGE):
-                    action(contender)()
+                    finished(contender, action(contender))
                     rollback(spark, targets[contender], snapshots[targets[contender]])
             times: dict[str, list[float]] = {DORIS: [], MERGE: []}
             parts: dict[str, list[Any]] = {DORIS: [], MERGE: []}
@@ -176,34 +205,48 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
             for rep in range(reps):
                 order = [DORIS, MERGE] if rep % 2 == 0 else [MERGE, DORIS]
                 for contender in order:
+                    if contender == MERGE and (rows, case.name) in unfinished:
+                        continue
                     run_it = action(contender)
                     with contextlib.ExitStack() as stack:
                         probe = stack.enter_context(MemoryProbe(spark)) if rep == 0 else None
                         recorder = stack.enter_context(LoadBreakdown(spark))
-                        run_it()
-                    times[contender].append(recorder.result.wall)
-                    parts[contender].append(recorder.result)
-                    if probe is not None:
-                        memory[contender] = probe.result
-                    if rep == 0:
+                        done = finished(contender, run_it)
+                    if done:
+                        times[contender].append(recorder.result.wall)
+                        parts[contender].append(recorder.result)
+                        if probe is not None:
+                            memory[contender] = probe.result
+                    if done and rep == 0:
                         got = case_digest(spark.table(targets[contender]), case)
                         require_same(f"{case.name}: upsert of {batch_rows} rows into {rows} rows", {"expected": expected, contender: got})
                     rollback(spark, targets[contender], snapshots[targets[contender]])
             for contender in (DORIS, MERGE):
+                if not times[contender]:
+                    continue
                 medians[(rows, case.name, contender)] = median(times[contender])
                 b = median_breakdown(parts[contender])
                 breakdown_rows.append([rows, case.name, contender, fmt_seconds(b.wall), *b.cells()])
-                m = memory[contender]
+                m = memory.get(contender)
+                if m is None:  # the first repetition's MERGE INTO was cancelled, a later one finished
+                    continue
                 size_rows.append([
                     rows, case.name, contender, _mib(table_bytes(spark, targets[contender])),
                     _mib(index_bytes(spark, targets[contender])) if contender == DORIS else "-",
                     _mib(m["jvm_heap_peak_during_mib"] * 2**20), _mib((m["jvm_peak_rss_during_mib"] or 0) * 2**20),
                     _mib((m["python_peak_rss_during_mib"] or 0) * 2**20), _mib(b.peak_execution_bytes), _mib(b.spilled_bytes),
                 ])
-            d, g = medians[(rows, case.name, DORIS)], medians[(rows, case.name, MERGE)]
-            timing_rows.append([rows, case.name, fmt_seconds(d), fmt_seconds(g), fmt_ratio(g / d),
-                                " / ".join(fmt_seconds(t) for t in times[DORIS]), " / ".join(fmt_seconds(t) for t in times[MERGE])])
-            bench.log(f"  [h] {rows} rows, {case.name}: doris.load {fmt_seconds(d)}, MERGE INTO {fmt_seconds(g)}")
+            d = medians[(rows, case.name, DORIS)]
+            if (rows, case.name) in unfinished:
+                assert merge_limit is not None
+                merge_cell, ratio_cell = f"did not finish in {merge_limit / 60:g} min", f"> {fmt_ratio(merge_limit / d)}"
+                merge_all = " / ".join([*(fmt_seconds(t) for t in times[MERGE]), "cancelled"])
+            else:
+                g = medians[(rows, case.name, MERGE)]
+                merge_cell, ratio_cell, merge_all = fmt_seconds(g), fmt_ratio(g / d), " / ".join(fmt_seconds(t) for t in times[MERGE])
+            timing_rows.append([rows, case.name, fmt_seconds(d), merge_cell, ratio_cell,
+                                " / ".join(fmt_seconds(t) for t in times[DORIS]), merge_all])
+            bench.log(f"  [h] {rows} rows, {case.name}: doris.load {fmt_seconds(d)}, MERGE INTO {merge_cell}")
         result.checks.append(
             f"{rows:,} rows: after the first repetition every table of {', '.join(k.name for k in kinds)} held exactly the "
             "expected rows (digest against Spark joins), one row per key, for both contenders."
@@ -217,12 +260,18 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
     growth_rows = []
     for case in kinds:
         ours = medians[(largest, case.name, DORIS)] / medians[(smallest, case.name, DORIS)]
-        theirs = medians[(largest, case.name, MERGE)] / medians[(smallest, case.name, MERGE)]
-        growth_rows.append([case.name, f"{smallest:,} -> {largest:,}", fmt_ratio(ours), fmt_ratio(theirs)])
+        if (smallest, case.name) in unfinished:
+            theirs_text = "did not finish at either size"
+        elif (largest, case.name) in unfinished:
+            assert merge_limit is not None
+            theirs_text = f"> {fmt_ratio(merge_limit / medians[(smallest, case.name, MERGE)])} (did not finish)"
+        else:
+            theirs_text = fmt_ratio(medians[(largest, case.name, MERGE)] / medians[(smallest, case.name, MERGE)])
+        growth_rows.append([case.name, f"{smallest:,} -> {largest:,}", fmt_ratio(ours), theirs_text])
         if largest > smallest:
             result.targets.append(Target(
                 f"flat cost: {case.name} upsert at {largest:,} rows <= 1.5x its time at {smallest:,} rows", ours, "<=", 1.5,
-                detail=f"MERGE INTO grew {fmt_ratio(theirs)}",
+                detail=f"MERGE INTO grew {theirs_text}",
             ))
     result.tables.append(ResultTable(
         "Growth of the upsert time from the smallest to the largest table (largest / smallest)",

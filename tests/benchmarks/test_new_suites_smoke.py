@@ -74,6 +74,42 @@ def test_scale_curve_holds_the_expected_rows(bench):  # noqa: F811
     assert result.tables[-1].title.startswith(f"Full scan of the {2 * TINY:,}-row")
 
 
+@pytest.mark.spark
+def test_a_merge_into_past_its_bound_is_reported_as_not_finished(bench, monkeypatch):  # noqa: F811
+    # Every MERGE INTO counts as cancelled at the bound (run_bounded's own test shows the cancelling).
+    monkeypatch.setattr(suite_scale_curve, "run_bounded", lambda spark, action, limit: False)
+    result = suite_scale_curve.run(bench, [TINY, 2 * TINY], kinds=(suite_scale_curve.KINDS[0],), batch_rows=20, loads=0,
+                                   reps=1, warmup=True, merge_limit=90)
+    check(result)
+    timings, growth = result.tables[0], result.tables[1]
+    for row in timings.rows:
+        assert row[3] == "did not finish in 1.5 min" and row[4].startswith("> ") and row[6] == "cancelled"
+    assert growth.rows[0][3] == "did not finish at either size"
+    breakdown = result.tables[2]
+    assert {row[2] for row in breakdown.rows} == {suite_scale_curve.DORIS}  # nothing timed for MERGE INTO
+
+
+@pytest.mark.spark
+def test_a_bounded_step_is_cancelled_at_its_limit_and_commits_nothing(spark):
+    from benchmarks.common import run_bounded
+
+    # Sleeps in its task for ten minutes unless cancelled: only the bound can end it in time.
+    sleeping = "SELECT reflect('java.lang.Thread', 'sleep', CAST(600000 AS BIGINT))"
+    assert run_bounded(spark, lambda: spark.sql(sleeping).collect(), 1.0) is False
+    # The job group is gone: later work runs, and a step within its bound finishes.
+    assert run_bounded(spark, lambda: spark.range(3).count(), 60.0) is True
+    assert spark.range(5).count() == 5
+    # A step that fails on its own is not taken for a cancelled one.
+    with pytest.raises(Exception, match="no such step"):
+        run_bounded(spark, lambda: spark.sql("SELECT raise_error('no such step')").collect(), 60.0)
+
+
+def test_key_kinds_are_chosen_by_name():
+    assert [k.name for k in suite_scale_curve.kinds_named("BIGINT, varchar + seq")] == ["BIGINT", "VARCHAR + seq"]
+    with pytest.raises(ValueError, match="choose from BIGINT"):
+        suite_scale_curve.kinds_named("INT")
+
+
 def test_a_run_of_the_sized_suites_reports_its_largest_size_as_its_scale():
     import argparse
 
