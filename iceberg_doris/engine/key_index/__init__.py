@@ -31,8 +31,8 @@ Settings (Spark conf, read at each load):
 * ``spark.doris.keyIndex.enabled`` (default ``true``): ``false`` always scans.
 * ``spark.doris.keyIndex.persist`` (default ``true``): ``false`` keeps entries in executor memory
   only (neither read nor written as files).
-* ``spark.doris.keyIndex.maxRows`` (default 50,000,000): cached keys per executor JVM, ~12 bytes
-  each (longer encoded keys count as several).
+* ``spark.doris.keyIndex.maxRows`` (default ``auto``: a fifth of each executor JVM's maximum heap):
+  cached keys per executor JVM, ~12 bytes each (longer encoded keys count as several).
 * ``spark.doris.keyIndex.buildOnLoad`` (default ``true``): a keyed load builds and stores the
   entries of the data files it commits (one Spark job reading their key columns, on a JVM thread
   started once the files are written, so it overlaps the load's commit), so the next load, in this session or a new one, reads them instead of building them on
@@ -47,7 +47,7 @@ from iceberg_doris.engine.key_index.new_files import PendingEntries, index_new_f
 from iceberg_doris.engine.key_index.probe import IndexHits, SequenceDecision, StoredRows, probe, probe_or_none
 from iceberg_doris.engine.key_index.settings import (
     BUILD_ON_LOAD_CONF,
-    DEFAULT_MAX_ROWS,
+    AUTO_MAX_ROWS,
     ENABLED_CONF,
     INDEXABLE_SPARK_TYPES,
     MAX_ROWS_CONF,
@@ -70,7 +70,7 @@ from iceberg_doris.engine.key_index.stored import (
 
 __all__ = [
     "BUILD_ON_LOAD_CONF",
-    "DEFAULT_MAX_ROWS",
+    "AUTO_MAX_ROWS",
     "ENABLED_CONF",
     "INDEXABLE_SPARK_TYPES",
     "MAX_ROWS_CONF",

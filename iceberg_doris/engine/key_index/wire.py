@@ -26,13 +26,14 @@ from pyroaring import BitMap64
 @dataclass(frozen=True)
 class IndexRequest:
     """What a caller asks of the index (``IndexRequest.java``): the table's key columns in key
-    order, its sequence column (None: none), the executors' cache budget in rows, whether entries
+    order, its sequence column (None: none), the executors' cache budget in rows (None: each
+    executor's own, a fifth of its heap), whether entries
     are stored as files, and whether a probe keeps each live hit's batch key (for reading the hits
     by position without their key columns)."""
 
     key_columns: tuple[str, ...]
     sequence_column: str | None = None
-    max_rows: int = 0
+    max_rows: int | None = 0
     persist: bool = True
     keys_per_hit: bool = False
 
@@ -41,7 +42,7 @@ class IndexRequest:
             raise ValueError("a key index request needs key columns")
         if self.sequence_column == "":
             raise ValueError("a key index request's sequence column is None or a name, not empty")
-        if self.max_rows < 0:
+        if self.max_rows is not None and self.max_rows < 0:
             raise ValueError(f"a key index request's max_rows is negative: {self.max_rows}")
 
     def to_json(self) -> str:

@@ -132,6 +132,20 @@ def test_compaction_and_rollback_keep_lookups_exact(spark, namespace, cold_index
     assert rows(spark, table) == [(k, v, 0) for k, v in sorted(expected.items())]
 
 
+def test_the_cache_budget_is_auto_unless_a_number_of_rows_is_set(spark, cold_index):
+    from iceberg_doris.errors import ConfigurationError
+
+    assert key_index.max_rows(spark) is None  # unset: each executor takes a fifth of its heap
+    spark.conf.set(key_index.MAX_ROWS_CONF, " Auto ")
+    assert key_index.max_rows(spark) is None
+    spark.conf.set(key_index.MAX_ROWS_CONF, "7")
+    assert key_index.max_rows(spark) == 7
+    for bad in ("-1", "lots"):
+        spark.conf.set(key_index.MAX_ROWS_CONF, bad)
+        with pytest.raises(ConfigurationError, match=r"spark\.doris\.keyIndex\.maxRows must be .*auto"):
+            key_index.max_rows(spark)
+
+
 def test_a_tiny_cache_budget_evicts_and_stays_exact(spark, namespace, cold_index):
     spark.conf.set(key_index.MAX_ROWS_CONF, "5")
     table = unique_table(spark, namespace, buckets=1)

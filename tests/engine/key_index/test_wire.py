@@ -22,6 +22,8 @@ def test_a_request_is_one_json_object_with_none_as_null():
         "key_columns": ["k1", "k2"], "sequence_column": None, "max_rows": 10, "persist": True, "keys_per_hit": False,
     }
     assert json.loads(wire.IndexRequest(("k",), "seq", keys_per_hit=True).to_json())["sequence_column"] == "seq"
+    # no budget: each executor sizes its cache by its own heap
+    assert json.loads(wire.IndexRequest(("k",), max_rows=None).to_json())["max_rows"] is None
 
 
 @pytest.mark.parametrize("bad", [dict(key_columns=()), dict(key_columns=("k",), sequence_column=""), dict(key_columns=("k",), max_rows=-1)])

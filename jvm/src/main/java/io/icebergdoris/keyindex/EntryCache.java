@@ -17,6 +17,22 @@ final class EntryCache {
 
   private EntryCache() {}
 
+  /** Share of this JVM's maximum heap the cache takes when the request leaves the budget to it. */
+  static final int AUTO_HEAP_DIVISOR = 5;
+
+  /**
+   * The budget in 12-byte keys: {@code maxRows}, or for {@link IndexRequest#AUTO_BUDGET} a fifth
+   * of this JVM's maximum heap (Doris sizes its page cache, which holds the primary key index, as a
+   * share of memory too). Spark's own execution and storage memory is accounted separately; the
+   * cache lives in the heap Spark leaves to user code.
+   */
+  static long budget(long maxRows) {
+    if (maxRows != IndexRequest.AUTO_BUDGET) {
+      return maxRows;
+    }
+    return Runtime.getRuntime().maxMemory() / AUTO_HEAP_DIVISOR / 12;
+  }
+
   /** Entries and rows cached in this JVM (for tests and diagnostics). */
   static long cachedRows() {
     synchronized (LOCK) {
@@ -101,6 +117,7 @@ final class EntryCache {
   }
 
   private static void remember(String key, KeyIndexEntry entry, long maxRows) {
+    long budget = budget(maxRows);
     synchronized (LOCK) {
       KeyIndexEntry previous = CACHE.put(key, entry);
       if (previous != null) {
@@ -108,7 +125,7 @@ final class EntryCache {
       }
       cachedRows += entry.weight();
       var oldest = CACHE.entrySet().iterator();
-      while (cachedRows > maxRows && oldest.hasNext()) {
+      while (cachedRows > budget && oldest.hasNext()) {
         Map.Entry<String, KeyIndexEntry> evicted = oldest.next();
         if (evicted.getKey().equals(key)) {
           continue; // the entry in use stays, even alone over the budget

@@ -15,12 +15,16 @@ import java.util.Set;
  * (for {@link Lookup#readLiveRows} to take the key columns from it).
  *
  * <p>Python sends it as one JSON object ({@code iceberg_doris.engine.key_index.wire.IndexRequest}):
- * {@code {"key_columns": [..], "sequence_column": null | "..", "max_rows": n, "persist": b,
- * "keys_per_hit": b}}; every field is required and no other is accepted.
+ * {@code {"key_columns": [..], "sequence_column": null | "..", "max_rows": null | n, "persist": b,
+ * "keys_per_hit": b}}; every field is required and no other is accepted. A null {@code max_rows}
+ * is {@link #AUTO_BUDGET}: each executor sizes its cache by its own heap.
  */
 public final class IndexRequest implements Serializable {
   private static final long serialVersionUID = 1L;
   private static final Set<String> FIELDS = Set.of("key_columns", "sequence_column", "max_rows", "persist", "keys_per_hit");
+
+  /** The cache budget that each executor JVM derives from its own heap ({@link EntryCache#budget}). */
+  public static final long AUTO_BUDGET = -1;
 
   private final List<String> keyColumns;
   private final String sequenceColumn;
@@ -35,7 +39,7 @@ public final class IndexRequest implements Serializable {
     if (sequenceColumn != null && sequenceColumn.isEmpty()) {
       throw new IllegalArgumentException("a key index request's sequence column is empty (null is none)");
     }
-    if (maxRows < 0) {
+    if (maxRows < 0 && maxRows != AUTO_BUDGET) {
       throw new IllegalArgumentException("a key index request's max_rows is negative: " + maxRows);
     }
     this.keyColumns = Collections.unmodifiableList(new ArrayList<>(keyColumns));
@@ -65,9 +69,19 @@ public final class IndexRequest implements Serializable {
     return new IndexRequest(
         keys,
         sequence.isNull() ? null : sequence.asText(),
-        Wire.required(node, "max_rows", JsonNode::canConvertToLong).asLong(),
+        maxRows(Wire.required(node, "max_rows", n -> n.isNull() || n.canConvertToLong())),
         Wire.required(node, "persist", JsonNode::isBoolean).asBoolean(),
         Wire.required(node, "keys_per_hit", JsonNode::isBoolean).asBoolean());
+  }
+
+  private static long maxRows(JsonNode value) {
+    if (value.isNull()) {
+      return AUTO_BUDGET;
+    }
+    if (value.asLong() < 0) {
+      throw new IllegalArgumentException("a key index request's max_rows is negative: " + value.asLong());
+    }
+    return value.asLong();
   }
 
   public List<String> keyColumns() {
@@ -79,6 +93,7 @@ public final class IndexRequest implements Serializable {
     return sequenceColumn;
   }
 
+  /** The executors' cache budget in 12-byte keys, or {@link #AUTO_BUDGET}. */
   public long maxRows() {
     return maxRows;
   }

@@ -28,6 +28,17 @@ class IndexRequestTest {
   }
 
   @Test
+  void aNullBudgetIsLeftToEachExecutorsHeap() {
+    IndexRequest request = IndexRequest.fromJson(
+        "{\"key_columns\": [\"k\"], \"sequence_column\": null, \"max_rows\": null, \"persist\": true, \"keys_per_hit\": false}");
+    assertEquals(IndexRequest.AUTO_BUDGET, request.maxRows());
+    // a fifth of this JVM's heap, in keys of 12 bytes; a given budget is kept as it is
+    assertEquals(Runtime.getRuntime().maxMemory() / 5 / 12, EntryCache.budget(request.maxRows()));
+    assertEquals(7L, EntryCache.budget(7));
+    assertEquals(0L, EntryCache.budget(0));
+  }
+
+  @Test
   void malformedRequestsAreRefused() {
     String[] bad = {
       "[]",
@@ -36,6 +47,7 @@ class IndexRequestTest {
       "{\"key_columns\": [\"k\"], \"sequence_column\": \"\", \"max_rows\": 1, \"persist\": true, \"keys_per_hit\": false}",
       "{\"key_columns\": [\"k\"], \"max_rows\": 1, \"persist\": true, \"keys_per_hit\": false}",
       "{\"key_columns\": [\"k\"], \"sequence_column\": null, \"max_rows\": -1, \"persist\": true, \"keys_per_hit\": false}",
+      "{\"key_columns\": [\"k\"], \"sequence_column\": null, \"max_rows\": \"auto\", \"persist\": true, \"keys_per_hit\": false}",
       "{\"key_columns\": [\"k\"], \"sequence_column\": null, \"max_rows\": 1, \"persist\": \"true\", \"keys_per_hit\": false}",
       "{\"key_columns\": [1], \"sequence_column\": null, \"max_rows\": 1, \"persist\": true, \"keys_per_hit\": false}",
       "{\"key_columns\": [\"k\"], \"sequence_column\": null, \"max_rows\": 1, \"persist\": true, \"keys_per_hit\": false, \"extra\": 1}",
