@@ -571,7 +571,6 @@ def _check(target: TargetColumn, target_type: Any, value: str, source: str, sour
     name = target.name
     kind = _type_name(target_type)
     cases: list[tuple[str, str]] = []  # (condition, message), first match wins
-    text = _sql_string  # a message part as a SQL string literal
     # A value of the target's own type is taken as it is (_conversion_sql): its conversion cannot
     # fail, so the checks of a failed conversion would only cost expressions.
     if source_type != target_type:
@@ -579,11 +578,11 @@ def _check(target: TargetColumn, target_type: Any, value: str, source: str, sour
         shown = _shown(source, source_type)
         numeric = _numeric_source(source, source_type, kind)
         if numeric is not None:
-            cases.append((f"{failed} AND {numeric}", f"concat({text(f'column {name}: value ')}, {shown}, "
-                                                     f"{text(f' is out of range for {target.doris_type}')})"))
+            cases.append((f"{failed} AND {numeric}", f"concat({_sql_string(f'column {name}: value ')}, {shown}, "
+                                                     f"{_sql_string(f' is out of range for {target.doris_type}')})"))
         if strict_mode:
-            cases.append((failed, f"concat({text(f'column {name}: cannot convert ')}, {shown}, "
-                                  f"{text(f' to {target.doris_type}')})"))
+            cases.append((failed, f"concat({_sql_string(f'column {name}: cannot convert ')}, {shown}, "
+                                  f"{_sql_string(f' to {target.doris_type}')})"))
     low, high = _effective_bounds(target, target_type)
     if low is not None or high is not None:
         outside = []
@@ -594,17 +593,17 @@ def _check(target: TargetColumn, target_type: Any, value: str, source: str, sour
         limits = f"[{target.min_value if target.min_value is not None else ''}, " \
                  f"{target.max_value if target.max_value is not None else ''}]"
         cases.append((f"{value} IS NOT NULL AND ({' OR '.join(outside)})", (
-            f"concat({text(f'column {name}: value ')}, CAST({value} AS STRING), "
-            f"{text(f' is out of range for {target.doris_type} {limits}')})"
+            f"concat({_sql_string(f'column {name}: value ')}, CAST({value} AS STRING), "
+            f"{_sql_string(f' is out of range for {target.doris_type} {limits}')})"
         )))
     if target.max_length is not None and kind == "StringType":
         size = f"octet_length({value})"
         cases.append((f"{size} > {target.max_length}", (
-            f"concat({text(f'column {name}: value ')}, {_shown(value, target_type)}, ' is ', CAST({size} AS STRING), "
-            f"{text(f' bytes, longer than {target.doris_type} allows ({target.max_length} bytes)')})"
+            f"concat({_sql_string(f'column {name}: value ')}, {_shown(value, target_type)}, ' is ', CAST({size} AS STRING), "
+            f"{_sql_string(f' bytes, longer than {target.doris_type} allows ({target.max_length} bytes)')})"
         )))
     if not target.nullable:
-        cases.append((f"{value} IS NULL", text(f"column {name} is NOT NULL but the value is NULL")))
+        cases.append((f"{value} IS NULL", _sql_string(f"column {name} is NOT NULL but the value is NULL")))
     if not cases:
         return None
     return "CASE " + " ".join(f"WHEN {condition} THEN {message}" for condition, message in cases) + " END"

@@ -143,7 +143,7 @@ public final class LiveFiles {
    * {@link #SEPARATOR}; empty: every planned file.
    */
   public Column fileOrder(String fileColumn, String locations) {
-    List<String> named = locations.isEmpty() ? new ArrayList<>(dataFiles.keySet()) : List.of(locations.split(SEPARATOR));
+    List<String> named = locations.isEmpty() ? new ArrayList<>(dataFiles.keySet()) : splitLocations(locations);
     String[] keys = new String[named.size()];
     long[] orders = new long[named.size()];
     for (int i = 0; i < keys.length; i++) {
