@@ -11,7 +11,8 @@ digest against the expected rows (Spark joins) and that each key has one row.
 
 Reported per size: median times and MERGE / ours, the per-load breakdown
 (:mod:`benchmarks.load_breakdown`), the table's size on disk (live data + delete files, from the
-snapshot summary), the key index's stored entries (``_doris_key_index/``), and memory during the
+snapshot summary), the key index's stored entries (``_doris_key_index/``) and what its executor cache
+holds after the loads (the cache is emptied before each case; sequence values not counted), and memory during the
 first repetition: the driver JVM's heap peak and process peak RSS (in local mode the executors'
 tasks run in that JVM), Python's peak RSS, the largest stage's summed task peak execution memory
 and the bytes spilled. Per kind: the growth of the upsert time from the smallest to the largest
@@ -130,8 +131,11 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
     ``merge_limit`` seconds is cancelled (it commits nothing) and reported as not finished, its
     ratio as a lower bound; once one has, that case's later ``MERGE INTO`` runs are skipped."""
     from iceberg_doris import doris
+    from iceberg_doris.engine import key_index
+    from iceberg_doris.engine.iceberg_java import IcebergJava
 
     spark = bench.spark
+    iceberg = IcebergJava(spark)
     started = time.perf_counter()
     sizes = sorted(sizes)
     reps = reps if reps is not None else bench.reps
@@ -195,6 +199,10 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
                     bench.log(f"  [h] {rows} rows, {case.name}: MERGE INTO cancelled after {merge_limit:.0f} s")
                 return done
 
+            # Each case starts from an empty key cache: its warm-up load fills it with this table's
+            # entries alone, and the memory table reports what they hold.
+            key_index.clear_cache(iceberg)
+            cached = 0
             if warmup:
                 for contender in (DORIS, MERGE):
                     finished(contender, action(contender))
@@ -217,6 +225,8 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
                         parts[contender].append(recorder.result)
                         if probe is not None:
                             memory[contender] = probe.result
+                        if contender == DORIS and rep == 0:
+                            cached = key_index.cached_bytes(iceberg)
                     if done and rep == 0:
                         got = case_digest(spark.table(targets[contender]), case)
                         require_same(f"{case.name}: upsert of {batch_rows} rows into {rows} rows", {"expected": expected, contender: got})
@@ -233,6 +243,7 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
                 size_rows.append([
                     rows, case.name, contender, _mib(table_bytes(spark, targets[contender])),
                     _mib(index_bytes(spark, targets[contender])) if contender == DORIS else "-",
+                    _mib(cached) if contender == DORIS else "-",
                     _mib(m["jvm_heap_peak_during_mib"] * 2**20), _mib((m["jvm_peak_rss_during_mib"] or 0) * 2**20),
                     _mib((m["python_peak_rss_during_mib"] or 0) * 2**20), _mib(b.peak_execution_bytes), _mib(b.spilled_bytes),
                 ])
@@ -283,7 +294,8 @@ def run(bench: Bench, sizes: list[int], *, kinds: tuple[Case, ...] = KINDS, batc
     ))
     result.tables.append(ResultTable(
         "Size and memory by table size (memory: first repetition; local mode: the executors' tasks run in the driver JVM)",
-        ["table rows", "key kind", "contender", "table on disk", "key index on disk", "JVM heap peak", "JVM process peak RSS",
+        ["table rows", "key kind", "contender", "table on disk", "key index on disk", "key index cached (keys, positions)",
+         "JVM heap peak", "JVM process peak RSS",
          "Python peak RSS", "task peak execution memory (largest stage)", "spilled"],
         size_rows,
     ))

@@ -61,6 +61,7 @@ from iceberg_doris.engine.key_index.settings import (
     persist,
 )
 from iceberg_doris.engine.key_index.stored import (
+    cached_bytes,
     cached_rows,
     clear_cache,
     files_read_from_pages,
@@ -83,6 +84,7 @@ __all__ = [
     "SequenceDecision",
     "StoredRows",
     "build_on_load",
+    "cached_bytes",
     "cached_rows",
     "clear_cache",
     "collect_batch_keys",

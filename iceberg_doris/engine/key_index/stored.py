@@ -12,6 +12,12 @@ def cached_rows(iceberg: IcebergJava) -> int:
     return int(jvm.index(iceberg).cachedRows())
 
 
+def cached_bytes(iceberg: IcebergJava) -> int:
+    """Bytes of keys and positions the key index caches in this (driver) JVM (sequence values not
+    counted); in local mode, the executors' cache."""
+    return int(jvm.index(iceberg).cachedBytes())
+
+
 def clear_cache(iceberg: IcebergJava) -> None:
     """Forgets the key index entries of this (driver) JVM; their stored files stay."""
     jvm.index(iceberg).clear()

@@ -13,7 +13,9 @@ final class EntryCache {
   // Access-ordered: iteration starts at the least recently used entry. Keyed by entry location
   // (data file identity and key layout).
   private static final LinkedHashMap<String, KeyIndexEntry> CACHE = new LinkedHashMap<>(64, 0.75f, true);
-  private static long cachedRows = 0;
+  private static long cachedRows = 0; // keys held
+  private static long cachedWeight = 0; // what the budget counts: the entries' bytes in 12-byte units
+  private static long cachedBytes = 0;
 
   private EntryCache() {}
 
@@ -21,9 +23,9 @@ final class EntryCache {
   static final int AUTO_HEAP_DIVISOR = 5;
 
   /**
-   * The budget in 12-byte keys: {@code maxRows}, or for {@link IndexRequest#AUTO_BUDGET} a fifth
-   * of this JVM's maximum heap (Doris sizes its page cache, which holds the primary key index, as a
-   * share of memory too). Spark's own execution and storage memory is accounted separately; the
+   * The budget in 12-byte units (an entry weighs the bytes it holds, {@link KeyIndexEntry#weight}):
+   * {@code maxRows}, or for {@link IndexRequest#AUTO_BUDGET} a fifth of this JVM's maximum heap
+   * (Doris sizes its page cache, which holds the primary key index, as a share of memory too). Spark's own execution and storage memory is accounted separately; the
    * cache lives in the heap Spark leaves to user code.
    */
   static long budget(long maxRows) {
@@ -40,6 +42,12 @@ final class EntryCache {
     }
   }
 
+  static long cachedBytes() {
+    synchronized (LOCK) {
+      return cachedBytes;
+    }
+  }
+
   static int cachedFiles() {
     synchronized (LOCK) {
       return CACHE.size();
@@ -51,6 +59,8 @@ final class EntryCache {
     synchronized (LOCK) {
       CACHE.clear();
       cachedRows = 0;
+      cachedWeight = 0;
+      cachedBytes = 0;
     }
   }
 
@@ -121,16 +131,22 @@ final class EntryCache {
     synchronized (LOCK) {
       KeyIndexEntry previous = CACHE.put(key, entry);
       if (previous != null) {
-        cachedRows -= previous.weight();
+        cachedRows -= previous.size();
+        cachedWeight -= previous.weight();
+        cachedBytes -= previous.bytesHeld();
       }
-      cachedRows += entry.weight();
+      cachedRows += entry.size();
+      cachedWeight += entry.weight();
+      cachedBytes += entry.bytesHeld();
       var oldest = CACHE.entrySet().iterator();
-      while (cachedRows > budget && oldest.hasNext()) {
+      while (cachedWeight > budget && oldest.hasNext()) {
         Map.Entry<String, KeyIndexEntry> evicted = oldest.next();
         if (evicted.getKey().equals(key)) {
           continue; // the entry in use stays, even alone over the budget
         }
-        cachedRows -= evicted.getValue().weight();
+        cachedRows -= evicted.getValue().size();
+        cachedWeight -= evicted.getValue().weight();
+        cachedBytes -= evicted.getValue().bytesHeld();
         oldest.remove();
       }
     }

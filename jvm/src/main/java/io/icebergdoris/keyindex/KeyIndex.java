@@ -213,6 +213,11 @@ public final class KeyIndex {
     return EntryCache.cachedRows();
   }
 
+  /** Bytes the entries cached in this JVM hold (for diagnostics and the benchmarks' memory tables). */
+  public static long cachedBytes() {
+    return EntryCache.cachedBytes();
+  }
+
   public static int cachedFiles() {
     return EntryCache.cachedFiles();
   }

@@ -22,16 +22,17 @@ import org.apache.spark.sql.catalyst.InternalRow;
  */
 final class KeyIndexEntry {
   final long[] longs; // the fast path: one integer-like key column; else null
-  // Every other key: order-preserving encodings back to back in key order, key i at
-  // keyData[keyOffsets[i], keyOffsets[i + 1]); else null. One array, not one per key: a new
-  // session reads whole entries of millions of keys, and allocating, copying and later
-  // collecting an object per key was most of that read.
-  final byte[] keyData;
-  final int[] keyOffsets;
-  final int[] positions;
+  // Every other key: order-preserving encodings, held with each block's shared prefix once (a
+  // cached 100M-row string index fits the budget where whole keys did not); else null.
+  private final PrefixedKeys keys;
+  private final int[] positions; // null: key i is row i (a load's own files are written in key order)
   final long[] sequences; // null without a sequence column
   final boolean[] nullSequences; // null without a sequence column
 
+  /**
+   * An entry of sorted keys: {@code longs}, or the encodings at {@code keyData[keyOffsets[i],
+   * keyOffsets[i + 1])}; {@code positions[i]} is key i's row in the data file.
+   */
   KeyIndexEntry(long[] longs, byte[] keyData, int[] keyOffsets, int[] positions, long[] sequences, boolean[] nullSequences) {
     if ((longs == null) == (keyData == null) || (keyData == null) != (keyOffsets == null)) {
       throw new IllegalArgumentException("an entry holds either long keys or encoded keys");
@@ -39,38 +40,97 @@ final class KeyIndexEntry {
     if (keyOffsets != null && keyOffsets.length != positions.length + 1) {
       throw new IllegalArgumentException("one offset per key and one past the last");
     }
+    if (longs != null && longs.length != positions.length) {
+      throw new IllegalArgumentException("one position per key");
+    }
     this.longs = longs;
-    this.keyData = keyData;
-    this.keyOffsets = keyOffsets;
-    this.positions = positions;
+    this.keys = keyData == null ? null : PrefixedKeys.of(keyData, keyOffsets);
+    this.positions = KeyIndexFiles.positionsInOrder(positions) ? null : positions;
     this.sequences = sequences;
     this.nullSequences = nullSequences;
   }
 
   int size() {
-    return positions.length;
+    return longs != null ? longs.length : keys.size();
+  }
+
+  /** The row in the data file of key {@code index}. */
+  int position(int index) {
+    return positions == null ? index : positions[index];
+  }
+
+  /** Every key's row, in key order (a new array). */
+  int[] positionArray() {
+    int[] rows = new int[size()];
+    for (int i = 0; i < rows.length; i++) {
+      rows[i] = position(i);
+    }
+    return rows;
+  }
+
+  /** The encoded keys back to back (a new array; see {@link #keyOffsets}). */
+  byte[] keyData() {
+    byte[] data = new byte[(int) keys.totalBytes()];
+    for (int i = 0, at = 0; i < size(); i++) {
+      at += keys.copy(i, data, at);
+    }
+    return data;
+  }
+
+  /** Where each encoded key starts in {@link #keyData}, and one past the last. */
+  int[] keyOffsets() {
+    int[] offsets = new int[size() + 1];
+    for (int i = 0; i < size(); i++) {
+      offsets[i + 1] = offsets[i] + keys.length(i);
+    }
+    return offsets;
+  }
+
+  /** Whether key i is row i for every key. */
+  boolean positionsInOrder() {
+    return positions == null;
+  }
+
+  boolean encoded() {
+    return keys != null;
   }
 
   boolean hasSequences() {
     return sequences != null;
   }
 
-  /** Memory held, roughly, for the executor cache's budget (counted in keys of 12 bytes). */
+  /**
+   * The bytes of the keys and positions held (their arrays' contents). Sequence values are not
+   * counted: the budget was set for keys, and counting them would push a 100M-row sequence table's
+   * index past a 6 GiB heap's default budget (it fits the heap).
+   */
+  long bytesHeld() {
+    return (keys != null ? keys.bytesHeld() : 8L * longs.length) + (positions != null ? 4L * positions.length : 0);
+  }
+
+  /** Memory held, roughly, for the executor cache's budget: {@link #bytesHeld} in units of 12 bytes. */
   long weight() {
-    if (keyData == null) {
-      return positions.length;
-    }
-    long total = (long) keyData.length + 8L * positions.length; // the bytes, an offset and a position per key
-    return Math.max(positions.length, total / 12);
+    return Math.max(1, bytesHeld() / 12);
   }
 
   /** The key at {@code index} as its order-preserving encoding (8 bytes for an integer key). */
   byte[] keyBytes(int index) {
-    return longs != null ? KeyCodec.longBytes(longs[index]) : Arrays.copyOfRange(keyData, keyOffsets[index], keyOffsets[index + 1]);
+    return longs != null ? KeyCodec.longBytes(longs[index]) : keys.bytes(index);
   }
 
+  /** The length of encoded key {@code index}. */
   int keyLength(int index) {
-    return keyOffsets[index + 1] - keyOffsets[index];
+    return keys.length(index);
+  }
+
+  /** The encoded keys' bytes in total. */
+  long keyBytesTotal() {
+    return keys.totalBytes();
+  }
+
+  /** Copies encoded key {@code index} to {@code target} at {@code at}; returns its length. */
+  int copyKey(int index, byte[] target, int at) {
+    return keys.copy(index, target, at);
   }
 
   /**
@@ -196,9 +256,7 @@ final class KeyIndexEntry {
   int compare(int index, KeyIndexEntry other, int otherIndex) {
     return longs != null
         ? Long.compare(longs[index], other.longs[otherIndex])
-        : Arrays.compareUnsigned(
-            keyData, keyOffsets[index], keyOffsets[index + 1],
-            other.keyData, other.keyOffsets[otherIndex], other.keyOffsets[otherIndex + 1]);
+        : keys.compare(index, other.keys, otherIndex);
   }
 
   int compare(int index, BatchKeys batch, int batchIndex) {
@@ -209,7 +267,7 @@ final class KeyIndexEntry {
 
   /** Encoded key {@code index} against {@code key}. */
   int compareKey(int index, byte[] key) {
-    return Arrays.compareUnsigned(keyData, keyOffsets[index], keyOffsets[index + 1], key, 0, key.length);
+    return keys.compare(index, key);
   }
 
   /**

@@ -192,8 +192,8 @@ final class KeyIndexFiles {
     if (binding != null) {
       footer.put(BINDING, binding);
     }
-    footer.put(KEY_BYTES, Long.toString(longKeys ? 0 : entry.keyData.length));
-    if (positionsInOrder(entry.positions)) {
+    footer.put(KEY_BYTES, Long.toString(longKeys ? 0 : entry.keyBytesTotal()));
+    if (entry.positionsInOrder()) {
       footer.put(POSITIONS, IN_ORDER);
     }
     FileAppender<InternalRow> appender =
@@ -206,7 +206,7 @@ final class KeyIndexFiles {
         } else {
           row.update(0, entry.keyBytes(i));
         }
-        row.setInt(1, entry.positions[i]);
+        row.setInt(1, entry.position(i));
         if (entry.hasSequences() && !entry.nullSequences[i]) {
           row.setLong(2, entry.sequences[i]);
         } else {
@@ -462,7 +462,7 @@ final class KeyIndexFiles {
   }
 
   /**
-   * The encoded keys of an entry, decoded into one growing array (see {@link KeyIndexEntry#keyData}).
+   * The encoded keys of an entry, decoded into one growing array (held as {@link PrefixedKeys} once read).
    *
    * <p>Pages in DELTA_BYTE_ARRAY (what {@link #write} gives binary keys, having no dictionary;
    * earlier entries have it once their dictionary filled) are decoded here: the prefix lengths and suffix lengths (each
@@ -584,7 +584,7 @@ final class KeyIndexFiles {
     boolean[] seen = positionsInOrder ? null : new boolean[entry.size()]; // filled in order: each row once
     for (int i = 0; i < entry.size(); i++) {
       if (seen != null) {
-        int position = entry.positions[i];
+        int position = entry.position(i);
         if (position < 0 || position >= seen.length || seen[position]) {
           throw new IllegalStateException("positions are not each row once");
         }
@@ -613,15 +613,34 @@ final class KeyIndexFiles {
     if (entry.longs != null) {
       feed(crc, block, size, 8, (at, count) -> ByteBuffer.wrap(block).asLongBuffer().put(entry.longs, at, count));
     } else {
-      int first = entry.keyOffsets[0];
-      crc.update(entry.keyData, first, entry.keyOffsets[size] - first);
-      feed(crc, block, size, 4, (at, count) -> {
+      // The keys' bytes back to back, then where each one ends in them.
+      int at = 0;
+      for (int i = 0; i < size; i++) {
+        int length = entry.keyLength(i);
+        if (block.length - at < length) {
+          crc.update(block, 0, at);
+          at = 0;
+          if (block.length < length) {
+            crc.update(entry.keyBytes(i)); // a key longer than the block
+            continue;
+          }
+        }
+        at += entry.copyKey(i, block, at);
+      }
+      crc.update(block, 0, at);
+      long[] end = {0};
+      feed(crc, block, size, 4, (from, count) -> {
         for (int i = 0; i < count; i++) {
-          INT_BIG_ENDIAN.set(block, i * 4, entry.keyOffsets[at + i + 1] - first);
+          end[0] += entry.keyLength(from + i);
+          INT_BIG_ENDIAN.set(block, i * 4, (int) end[0]);
         }
       });
     }
-    feed(crc, block, size, 4, (at, count) -> ByteBuffer.wrap(block).asIntBuffer().put(entry.positions, at, count));
+    feed(crc, block, size, 4, (from, count) -> {
+      for (int i = 0; i < count; i++) {
+        INT_BIG_ENDIAN.set(block, i * 4, entry.position(from + i));
+      }
+    });
     if (entry.hasSequences()) {
       feed(crc, block, size, 1, (at, count) -> {
         for (int i = 0; i < count; i++) {
@@ -677,14 +696,14 @@ final class KeyIndexFiles {
       }
       if (encoded) {
         INT_BIG_ENDIAN.set(block, at, length);
-        System.arraycopy(entry.keyData, entry.keyOffsets[i], block, at + 4, length);
+        entry.copyKey(i, block, at + 4);
         at += 4 + length;
       } else {
         LONG_BIG_ENDIAN.set(block, at, entry.longs[i]);
         at += 8;
       }
       boolean hasValue = sequences && !entry.nullSequences[i];
-      INT_BIG_ENDIAN.set(block, at, entry.positions[i]);
+      INT_BIG_ENDIAN.set(block, at, entry.position(i));
       block[at + 4] = (byte) (hasValue ? 1 : 0);
       LONG_BIG_ENDIAN.set(block, at + 5, hasValue ? entry.sequences[i] : 0L);
       at += 13;

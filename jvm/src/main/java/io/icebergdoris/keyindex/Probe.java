@@ -67,7 +67,7 @@ final class Probe implements Function<FileToProbe, FileHits> {
         long largest = Long.MIN_VALUE;
         int liveRows = 0;
         for (int j = start; j < size && entry.compare(j, batch, i) == 0; j++) {
-          int position = entry.positions[j];
+          int position = entry.position(j);
           boolean live = deleted == null || !deleted.isDeleted(position);
           liveRows += live ? 1 : 0;
           if (sequence) {

@@ -59,13 +59,13 @@ class KeyIndexEntryTest {
 
     assertArrayEquals(new long[] {-3, -3, 0, 7, 40, 40}, entry.longs);
     for (int i = 0; i < entry.size(); i++) {
-      int row = entry.positions[i];
+      int row = entry.position(i);
       assertEquals(keys[row], entry.longs[i], "the key of row " + row);
       assertEquals(sequences[row], entry.sequences[i]);
       assertEquals(nulls[row], entry.nullSequences[i]);
       assertArrayEquals(KeyCodec.longBytes(keys[row]), entry.keyBytes(i));
     }
-    assertArrayEquals(IntStream.range(0, 6).toArray(), Arrays.stream(entry.positions).sorted().toArray(), "each row once");
+    assertArrayEquals(IntStream.range(0, 6).toArray(), Arrays.stream(entry.positionArray()).sorted().toArray(), "each row once");
   }
 
   @Test
@@ -74,12 +74,12 @@ class KeyIndexEntryTest {
     KeyIndexEntry entry = KeyIndexEntry.sorted(null, keys, null, null);
 
     // Unsigned order, a prefix first, equal keys in row order.
-    assertArrayEquals(new int[] {2, 3, 1, 6, 0, 4, 5}, entry.positions);
+    assertArrayEquals(new int[] {2, 3, 1, 6, 0, 4, 5}, entry.positionArray());
     for (int i = 0; i < entry.size(); i++) {
-      assertArrayEquals(keys[entry.positions[i]], entry.keyBytes(i));
-      assertEquals(keys[entry.positions[i]].length, entry.keyLength(i));
+      assertArrayEquals(keys[entry.position(i)], entry.keyBytes(i));
+      assertEquals(keys[entry.position(i)].length, entry.keyLength(i));
     }
-    assertEquals(8, entry.keyData.length, "the keys' bytes back to back");
+    assertEquals(8, entry.keyBytesTotal(), "the keys' bytes back to back");
     assertFalse(entry.hasSequences());
   }
 
@@ -88,8 +88,8 @@ class KeyIndexEntryTest {
     // A load's own files are written in key order: their entries' positions are 0, 1, 2, ...
     KeyIndexEntry longs = KeyIndexEntry.sorted(new long[] {1, 1, 2, 5}, null, null, null);
     KeyIndexEntry encoded = KeyIndexEntry.sorted(null, new byte[][] {{}, {0}, {0}, {1, 2}}, null, null);
-    assertTrue(KeyIndexFiles.positionsInOrder(longs.positions));
-    assertTrue(KeyIndexFiles.positionsInOrder(encoded.positions));
+    assertTrue(KeyIndexFiles.positionsInOrder(longs.positionArray()));
+    assertTrue(KeyIndexFiles.positionsInOrder(encoded.positionArray()));
   }
 
   @Test
@@ -153,12 +153,34 @@ class KeyIndexEntryTest {
   }
 
   @Test
-  void aCachedEntryWeighsAtLeastAKeyPerRowAndMoreForLongKeys() {
-    assertEquals(3, KeyIndexEntry.sorted(new long[] {1, 2, 3}, null, null, null).weight());
-    byte[][] shortKeys = {{1}, {2}, {3}};
-    byte[][] longKeys = {new byte[100], new byte[100], new byte[100]};
-    assertEquals(3, KeyIndexEntry.sorted(null, shortKeys, null, null).weight());
-    assertTrue(KeyIndexEntry.sorted(null, longKeys, null, null).weight() >= 300 / 12);
+  void aCachedEntryWeighsItsBytesInTwelveByteUnits() {
+    long[] inOrder = LongStreamOf(1200);
+    assertEquals(800, KeyIndexEntry.sorted(inOrder, null, null, null).weight(), "8 bytes a key, positions implied");
+    long[] reversed = new long[1200];
+    for (int i = 0; i < reversed.length; i++) {
+      reversed[i] = reversed.length - i;
+    }
+    assertEquals(1200, KeyIndexEntry.sorted(reversed, null, null, null).weight(), "8 bytes and a 4-byte position a key");
+
+    // Sorted neighbours share their block's prefix: far less than the keys' 18 bytes and an offset each.
+    byte[][] orders = new byte[1600][];
+    for (int i = 0; i < orders.length; i++) {
+      orders[i] = String.format("order-%012d", i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+    long whole = 1600L * (18 + 4) / 12;
+    long weight = KeyIndexEntry.sorted(null, orders, null, null).weight();
+    assertTrue(weight * 2 < whole, weight + " units against " + whole + " for whole keys");
+
+    byte[][] unrelated = new byte[3][];
+    for (int i = 0; i < unrelated.length; i++) {
+      unrelated[i] = new byte[100];
+      unrelated[i][0] = (byte) i; // nothing shared
+    }
+    assertTrue(KeyIndexEntry.sorted(null, unrelated, null, null).weight() >= 300 / 12);
+  }
+
+  private static long[] LongStreamOf(int count) {
+    return java.util.stream.LongStream.range(0, count).toArray();
   }
 
   // ---- built from a data file ----
@@ -196,7 +218,7 @@ class KeyIndexEntryTest {
     assertNotNull(entry);
     assertEquals(rows.size(), entry.size());
     for (int i = 0; i < entry.size(); i++) {
-      InternalRow row = rows.get(entry.positions[i]);
+      InternalRow row = rows.get(entry.position(i));
       byte[] expected = codec.encode(new GenericInternalRow(new Object[] {row.getInt(1), row.getUTF8String(2), row.getLong(0)}));
       assertArrayEquals(expected, entry.keyBytes(i), "key " + i);
       assertEquals(row.isNullAt(3), entry.nullSequences[i]);
@@ -207,7 +229,7 @@ class KeyIndexEntryTest {
         assertTrue(entry.compare(i - 1, entry, i) <= 0, "keys in order at " + i);
       }
     }
-    assertArrayEquals(IntStream.range(0, rows.size()).toArray(), Arrays.stream(entry.positions).sorted().toArray());
+    assertArrayEquals(IntStream.range(0, rows.size()).toArray(), Arrays.stream(entry.positionArray()).sorted().toArray());
   }
 
   @Test
@@ -218,10 +240,10 @@ class KeyIndexEntryTest {
     KeyIndexEntry entry = KeyIndexEntry.build(new LocalFileIO(), file.getPath(), KeyCodec.of(keys), keys, null, null);
 
     assertNotNull(entry.longs);
-    assertNull(entry.keyData);
+    assertFalse(entry.encoded());
     assertFalse(entry.hasSequences());
     for (int i = 0; i < entry.size(); i++) {
-      assertEquals(rows.get(entry.positions[i]).getLong(0), entry.longs[i]);
+      assertEquals(rows.get(entry.position(i)).getLong(0), entry.longs[i]);
     }
     long[] sorted = rows.stream().mapToLong(r -> r.getLong(0)).sorted().toArray();
     assertArrayEquals(sorted, entry.longs);

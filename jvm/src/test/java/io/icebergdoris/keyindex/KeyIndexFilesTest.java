@@ -127,7 +127,7 @@ class KeyIndexFilesTest {
     for (int i = 0; expected.longs == null && i < expected.size(); i++) {
       assertArrayEquals(expected.keyBytes(i), actual.keyBytes(i), "key " + i);
     }
-    assertArrayEquals(expected.positions, actual.positions, "positions");
+    assertArrayEquals(expected.positionArray(), actual.positionArray(), "positions");
     assertEquals(expected.hasSequences(), actual.hasSequences());
     if (expected.hasSequences()) {
       assertArrayEquals(expected.nullSequences, actual.nullSequences, "NULL sequence values");
@@ -232,7 +232,7 @@ class KeyIndexFilesTest {
     for (int i = 0; i < entry.size(); i++) {
       Object key = entry.longs != null ? (Object) entry.longs[i] : entry.keyBytes(i);
       Object sequence = entry.hasSequences() && !entry.nullSequences[i] ? (Object) entry.sequences[i] : null;
-      rows.add(new GenericInternalRow(new Object[] {key, entry.positions[i], sequence}));
+      rows.add(new GenericInternalRow(new Object[] {key, entry.position(i), sequence}));
     }
     return rows;
   }
@@ -289,7 +289,7 @@ class KeyIndexFilesTest {
     Map<String, String> footer = footer(path("e.parquet"));
 
     // The same keys with one sequence value changed: a plausible entry, not the one checksummed.
-    KeyIndexEntry changed = new KeyIndexEntry(null, original.keyData, original.keyOffsets, original.positions,
+    KeyIndexEntry changed = new KeyIndexEntry(null, original.keyData(), original.keyOffsets(), original.positionArray(),
         original.sequences.clone(), original.nullSequences.clone());
     changed.nullSequences[150] = false;
     changed.sequences[150] = changed.sequences[150] + 1;
@@ -409,7 +409,7 @@ class KeyIndexFilesTest {
     for (int i = 0; i < sequences.length; i++) {
       sequences[i] = 1_000_000L * i + RANDOM.nextInt(1000); // pages of a few hundred bytes: each flip is a read
     }
-    KeyIndexEntry entry = new KeyIndexEntry(keys.longs, null, null, keys.positions, sequences, new boolean[100]);
+    KeyIndexEntry entry = new KeyIndexEntry(keys.longs, null, null, keys.positionArray(), sequences, new boolean[100]);
     String path = path("e.parquet");
     KeyIndexFiles.write(io, path, entry, "d");
     byte[] original = Files.readAllBytes(new File(path).toPath());
@@ -477,28 +477,28 @@ class KeyIndexFilesTest {
   void everyFieldOfAnEntryCountsInBothChecksums() {
     KeyIndexEntry base = encodedEntry(50, true, 50, true);
     List<KeyIndexEntry> changed = new ArrayList<>();
-    byte[] data = base.keyData.clone();
+    byte[] data = base.keyData().clone();
     data[data.length / 2] ^= 1;
-    changed.add(new KeyIndexEntry(null, data, base.keyOffsets, base.positions, base.sequences, base.nullSequences));
-    int[] positions = base.positions.clone();
+    changed.add(new KeyIndexEntry(null, data, base.keyOffsets(), base.positionArray(), base.sequences, base.nullSequences));
+    int[] positions = base.positionArray().clone();
     int swap = positions[3];
     positions[3] = positions[4];
     positions[4] = swap;
-    changed.add(new KeyIndexEntry(null, base.keyData, base.keyOffsets, positions, base.sequences, base.nullSequences));
+    changed.add(new KeyIndexEntry(null, base.keyData(), base.keyOffsets(), positions, base.sequences, base.nullSequences));
     long[] sequences = base.sequences.clone();
     int valued = 0;
     while (base.nullSequences[valued]) {
       valued++;
     }
     sequences[valued]++;
-    changed.add(new KeyIndexEntry(null, base.keyData, base.keyOffsets, base.positions, sequences, base.nullSequences));
+    changed.add(new KeyIndexEntry(null, base.keyData(), base.keyOffsets(), base.positionArray(), sequences, base.nullSequences));
     // A NULL sequence value is not the value 0.
     long[] zero = base.sequences.clone();
     boolean[] nulls = base.nullSequences.clone();
     zero[valued] = 0;
-    KeyIndexEntry withZero = new KeyIndexEntry(null, base.keyData, base.keyOffsets, base.positions, zero, base.nullSequences);
+    KeyIndexEntry withZero = new KeyIndexEntry(null, base.keyData(), base.keyOffsets(), base.positionArray(), zero, base.nullSequences);
     nulls[valued] = true;
-    KeyIndexEntry withNull = new KeyIndexEntry(null, base.keyData, base.keyOffsets, base.positions, zero, nulls);
+    KeyIndexEntry withNull = new KeyIndexEntry(null, base.keyData(), base.keyOffsets(), base.positionArray(), zero, nulls);
     changed.add(withNull);
     for (KeyIndexEntry other : changed) {
       assertNotEquals(KeyIndexFiles.checksum(base), KeyIndexFiles.checksum(other));
@@ -526,7 +526,7 @@ class KeyIndexFilesTest {
     assertEquals(KeyIndexFiles.checksum(plain), KeyIndexFiles.checksum(sliced));
     // Long keys: more rows than one block of the column checksum holds.
     KeyIndexEntry longs = longEntry(20_000, true, 20_000, true);
-    KeyIndexEntry copy = new KeyIndexEntry(longs.longs.clone(), null, null, longs.positions.clone(), longs.sequences.clone(),
+    KeyIndexEntry copy = new KeyIndexEntry(longs.longs.clone(), null, null, longs.positionArray().clone(), longs.sequences.clone(),
         longs.nullSequences.clone());
     assertEquals(KeyIndexFiles.columnChecksum(longs), KeyIndexFiles.columnChecksum(copy));
     copy.longs[19_999]++;
