@@ -36,16 +36,26 @@ class PrefixedKeysTest {
     return key;
   }
 
-  private static PrefixedKeys of(byte[][] keys) {
+  /** Where each key ends when laid back to back, after a leading 0. */
+  private static int[] offsets(byte[][] keys) {
     int[] offsets = new int[keys.length + 1];
     for (int i = 0; i < keys.length; i++) {
       offsets[i + 1] = offsets[i] + keys[i].length;
     }
+    return offsets;
+  }
+
+  private static byte[] backToBack(byte[][] keys, int[] offsets) {
     byte[] data = new byte[offsets[keys.length]];
     for (int i = 0; i < keys.length; i++) {
       System.arraycopy(keys[i], 0, data, offsets[i], keys[i].length);
     }
-    return PrefixedKeys.of(data, offsets);
+    return data;
+  }
+
+  private static PrefixedKeys of(byte[][] keys) {
+    int[] offsets = offsets(keys);
+    return PrefixedKeys.of(backToBack(keys, offsets), offsets);
   }
 
   @Test
@@ -100,14 +110,8 @@ class PrefixedKeysTest {
     // The column checksum stored entries carry: the keys back to back, each key's end as 4 bytes,
     // then the positions; computed here from the whole keys, as their writer laid them out.
     byte[][] keys = sortedKeys(3000);
-    int[] offsets = new int[keys.length + 1];
-    for (int i = 0; i < keys.length; i++) {
-      offsets[i + 1] = offsets[i] + keys[i].length;
-    }
-    byte[] data = new byte[offsets[keys.length]];
-    for (int i = 0; i < keys.length; i++) {
-      System.arraycopy(keys[i], 0, data, offsets[i], keys[i].length);
-    }
+    int[] offsets = offsets(keys);
+    byte[] data = backToBack(keys, offsets);
     int[] positions = new int[keys.length];
     for (int i = 0; i < positions.length; i++) {
       positions[i] = i % 2 == 0 ? i + 1 : i - 1; // neighbours swapped: not in order, so held
