@@ -25,8 +25,9 @@ final class EntryCache {
   /**
    * The budget in 12-byte units (an entry weighs the bytes it holds, {@link KeyIndexEntry#weight}):
    * {@code maxRows}, or for {@link IndexRequest#AUTO_BUDGET} a fifth of this JVM's maximum heap
-   * (Doris sizes its page cache, which holds the primary key index, as a share of memory too). Spark's own execution and storage memory is accounted separately; the
-   * cache lives in the heap Spark leaves to user code.
+   * (Doris sizes its page cache, which holds the primary key index, as a share of memory too).
+   * Spark's own execution and storage memory is accounted separately; the cache lives in the heap
+   * Spark leaves to user code.
    */
   static long budget(long maxRows) {
     if (maxRows != IndexRequest.AUTO_BUDGET) {
@@ -131,24 +132,25 @@ final class EntryCache {
     synchronized (LOCK) {
       KeyIndexEntry previous = CACHE.put(key, entry);
       if (previous != null) {
-        cachedRows -= previous.size();
-        cachedWeight -= previous.weight();
-        cachedBytes -= previous.bytesHeld();
+        count(previous, -1);
       }
-      cachedRows += entry.size();
-      cachedWeight += entry.weight();
-      cachedBytes += entry.bytesHeld();
+      count(entry, 1);
       var oldest = CACHE.entrySet().iterator();
       while (cachedWeight > budget && oldest.hasNext()) {
         Map.Entry<String, KeyIndexEntry> evicted = oldest.next();
         if (evicted.getKey().equals(key)) {
           continue; // the entry in use stays, even alone over the budget
         }
-        cachedRows -= evicted.getValue().size();
-        cachedWeight -= evicted.getValue().weight();
-        cachedBytes -= evicted.getValue().bytesHeld();
+        count(evicted.getValue(), -1);
         oldest.remove();
       }
     }
+  }
+
+  /** Adds ({@code sign} 1) or takes away (-1) an entry's keys, weight and bytes; under LOCK. */
+  private static void count(KeyIndexEntry entry, int sign) {
+    cachedRows += sign * (long) entry.size();
+    cachedWeight += sign * entry.weight();
+    cachedBytes += sign * entry.bytesHeld();
   }
 }
