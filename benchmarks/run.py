@@ -52,7 +52,7 @@ def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *,
         return suite_auto_partition.run(bench, scale, reps=1 if warmup else None, warmup=not warmup)
     sizes = [scale] if warmup or not args.sizes else args.sizes  # --sizes: table sizes of e, g and h
     if suite == "e":
-        return suite_bulk.run(bench, scale, reps=1 if warmup else None, sizes=sizes)
+        return suite_bulk.run(bench, scale, reps=1 if warmup else None, sizes=sizes, warmup=not warmup)
     if suite == "g":
         return suite_small_loads.run(bench, sizes, reps=1 if warmup else None, warmup=not warmup)
     if suite == "h":

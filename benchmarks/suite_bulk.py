@@ -18,8 +18,10 @@ Each repetition loads into a fresh empty table of each kind (creating and droppi
 timed), contenders interleaved and their order alternated. Keys are distinct, so every model must
 end up holding exactly the source rows: each table's digest is checked against the source's after
 every load, and the load's reported ``loaded_rows`` against N. The session is the one the runner
-made with the user's defaults (``iceberg_doris.session()``). Ratios: median(doris.load) /
-median(INSERT INTO); the issue's targets are <= 1.2x (DUPLICATE) and <= 1.5x (the keyed models).
+made with the user's defaults (``iceberg_doris.session()``). At each size every contender first
+loads once untimed (``warmup``): the first 1M-row load of a session took 1.4-1.9x a later one for
+every contender alike (JIT and file-system caches), which a median of 3 cannot absorb. Ratios:
+median(doris.load) / median(INSERT INTO); the target is <= 1.2x for every model.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ INSERT = "INSERT INTO (plain Iceberg)"
 INSERT_SORTED = "INSERT INTO (plain, ordered by k)"
 DUPLICATE, UNIQUE, SEQUENCE, AGGREGATE = "DUPLICATE KEY", "UNIQUE KEY (MoW)", "UNIQUE KEY + sequence", "AGGREGATE KEY"
 MODELS = (DUPLICATE, UNIQUE, SEQUENCE, AGGREGATE)
-TARGET = {DUPLICATE: 1.2, UNIQUE: 1.5, SEQUENCE: 1.5, AGGREGATE: 1.5}
+TARGET = 1.2  # issue 41: every model, at 1M and at 10M rows
 # Lehmer's generator: distinct, scattered keys for ids below 2**31 - 2.
 MODULUS, MULTIPLIER = 2_147_483_647, 48_271
 
@@ -129,12 +131,13 @@ class Contender:
         self.bench.sql(f"DROP TABLE IF EXISTS {self.table} PURGE")
 
 
-def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str, ...] = MODELS, sizes: list[int] | None = None) -> SuiteResult:
+def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str, ...] = MODELS, sizes: list[int] | None = None,
+        warmup: bool = True) -> SuiteResult:
     """Runs suite (e) at ``scale`` fresh rows, or at each of ``sizes`` (``--sizes 1000000,10000000``:
     one result, its tables and targets per size)."""
     sizes = sorted(sizes or [scale])
     started = time.perf_counter()
-    parts = [_run_size(bench, size, reps=reps, models=models) for size in sizes]
+    parts = [_run_size(bench, size, reps=reps, models=models, warmup=warmup) for size in sizes]
     if len(parts) == 1:
         return parts[0]
     result = parts[-1]
@@ -149,7 +152,7 @@ def run(bench: Bench, scale: int, *, reps: int | None = None, models: tuple[str,
     return result
 
 
-def _run_size(bench: Bench, scale: int, *, reps: int | None, models: tuple[str, ...]) -> SuiteResult:
+def _run_size(bench: Bench, scale: int, *, reps: int | None, models: tuple[str, ...], warmup: bool) -> SuiteResult:
     spark = bench.spark
     started = time.perf_counter()
     reps = reps if reps is not None else bench.reps
@@ -158,7 +161,8 @@ def _run_size(bench: Bench, scale: int, *, reps: int | None, models: tuple[str, 
         "rows (N)": scale,
         "layout": f"bucket({BUCKETS}, k), format v3, every table (Doris tables also sorted by k)",
         "models": ", ".join(models),
-        "repetitions": f"median of {reps}, each into a fresh empty table, contenders interleaved, order alternated",
+        "repetitions": f"median of {reps} after {'one untimed load of each' if warmup else 'no warm-up'}, each into a fresh empty "
+                       "table, contenders interleaved, order alternated",
         "session": "the session iceberg_doris.session() builds, with the runner's settings only (see the driver memory below)",
     }
     source_path = bench.path("bulk_source")
@@ -170,6 +174,13 @@ def _run_size(bench: Bench, scale: int, *, reps: int | None, models: tuple[str, 
     contenders = {name: Contender(bench, name, source_path) for name in names}
     times: dict[str, list[float]] = {name: [] for name in names}
     jobs: dict[str, tuple[int, float]] = {}
+    for name in names if warmup else []:
+        contender = contenders[name]
+        contender.create()
+        try:
+            contender.load()
+        finally:
+            contender.drop()
     for rep in range(reps):
         order = names if rep % 2 == 0 else list(reversed(names))
         for name in order:
@@ -206,8 +217,8 @@ def _run_size(bench: Bench, scale: int, *, reps: int | None, models: tuple[str, 
         ],
     ))
     for model in models:
-        result.targets.append(Target(f"bulk load into a {model} table <= {TARGET[model]}x INSERT INTO the same layout",
-                                     medians[model] / base, "<=", TARGET[model]))
+        result.targets.append(Target(f"bulk load into a {model} table <= {TARGET}x INSERT INTO the same layout",
+                                     medians[model] / base, "<=", TARGET))
     if bench.profile:
         for name in names:
             contender = contenders[name]
