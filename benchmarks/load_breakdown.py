@@ -91,10 +91,15 @@ def last_execution_id(spark: "SparkSession") -> int:
     """The newest SQL execution's id in Spark's status store, -1 if none. An id, not the count: the
     store keeps only the last spark.sql.ui.retainedExecutions, so a long session's count stops growing."""
     store = spark._jsparkSession.sharedState().statusStore()
-    count = int(store.executionsCount())
-    if count == 0:
-        return -1
-    return int(store.executionsList(count - 1, 1).apply(0).executionId())
+    while True:
+        count = int(store.executionsCount())
+        if count == 0:
+            return -1
+        newest = store.executionsList(count - 1, 1)
+        # The store drops old executions in the background: between the count and the read the
+        # list can shrink, leaving nothing at count - 1. Count again.
+        if newest.size() > 0:
+            return int(newest.apply(0).executionId())
 
 
 #: The call site of round trips made outside iceberg-doris's code (Spark's own statements).
