@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from iceberg_doris.ddl.tokens import EOF, IDENT, NUMBER, QIDENT, STRING, TokenStream
 from iceberg_doris.errors import InvalidTableDefinitionError
+from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier
 
 __all__ = [
     "DorisType",
@@ -92,7 +93,7 @@ class DorisType:
             return f"MAP<{self.children[0].sql},{self.children[1].sql}>"
         if self.name == "STRUCT":
             fields = ",".join(
-                f"{_quote_field(n)}:{t.sql}" for n, t in zip(self.field_names, self.children)
+                f"{identifier_as_written(n)}:{t.sql}" for n, t in zip(self.field_names, self.children)
             )
             return f"STRUCT<{fields}>"
         if self.params:
@@ -116,12 +117,6 @@ class DorisType:
     def length(self) -> int | None:
         """CHAR/VARCHAR length (None for other types)."""
         return self.params[0] if self.name in ("CHAR", "VARCHAR") and self.params else None
-
-
-def _quote_field(name: str) -> str:
-    if name and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name):
-        return name
-    return "`" + name.replace("`", "``") + "`"
 
 
 INTEGER_TYPES = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "LARGEINT"})
@@ -447,7 +442,7 @@ def spark_type_for(t: DorisType) -> str:
         return f"MAP<{spark_type_for(t.children[0])},{spark_type_for(t.children[1])}>"
     if name == "STRUCT":
         fields = ",".join(
-            f"{_spark_field_name(n)}:{spark_type_for(c)}" for n, c in zip(t.field_names, t.children)
+            f"{quote_identifier(n)}:{spark_type_for(c)}" for n, c in zip(t.field_names, t.children)
         )
         return f"STRUCT<{fields}>"
     if name in UNSUPPORTED_TYPES:
@@ -462,6 +457,3 @@ def spark_type_for(t: DorisType) -> str:
         )
     raise InvalidTableDefinitionError(f"Type {t.sql} is not supported on Iceberg tables by iceberg-doris")
 
-
-def _spark_field_name(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

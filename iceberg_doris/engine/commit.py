@@ -36,6 +36,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_clas
 from iceberg_doris.engine.table_lock import commit_lock
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitConflictError, CommitStateUnknownError
+from iceberg_doris.ddl.sql_text import string_literal
 from iceberg_doris.table_model import snapshot_summary
 
 log = logging.getLogger(__name__)
@@ -168,8 +169,8 @@ def _conflict_message(operation: str, name: TableName, *, gave_up: bool = False)
 
 def _unknown_message(operation: str, name: TableName, label: str | None) -> str:
     if label:
-        quoted = label.replace("'", "''")
-        check = f"SELECT snapshot_id FROM {name.qualified}.snapshots WHERE summary['{snapshot_summary.LABEL}'] = '{quoted}'"
+        check = (f"SELECT snapshot_id FROM {name.qualified}.snapshots "
+                 f"WHERE summary[{string_literal(snapshot_summary.LABEL)}] = {string_literal(label)}")
     else:
         check = f"SELECT * FROM {name.qualified}.snapshots ORDER BY committed_at DESC"
     return (

@@ -20,6 +20,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_clas
 from iceberg_doris.engine.table_names import TableName, quote_identifier
 from iceberg_doris.partitioning import PartitionColumnType
 from iceberg_doris.spark_session.spark_lines import running_line
+from iceberg_doris.ddl.sql_text import string_literal
 from iceberg_doris.table_model import (
     ColumnModel,
     DorisTableModel,
@@ -353,7 +354,7 @@ def _column_ddl(column: ColumnModel) -> str:
     if not column.nullable:
         text += " NOT NULL"
     if column.comment:
-        text += " COMMENT '" + column.comment.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        text += " COMMENT " + string_literal(column.comment)
     return text
 
 

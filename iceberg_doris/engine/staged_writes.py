@@ -201,7 +201,7 @@ def sort_columns(table: JavaObject) -> "list[Column] | None":
         column = struct.field(field.sourceId())  # top-level columns only
         if column is None or not field.transform().isIdentity():
             return None
-        spark_column = F.col("`" + str(column.name()).replace("`", "``") + "`")
+        spark_column = F.col(quote_identifier(str(column.name())))
         ascending = str(field.direction().name()) == "ASC"
         nulls_first = str(field.nullOrder().name()) == "NULLS_FIRST"
         if ascending:

@@ -8,24 +8,17 @@ parts, never by splitting a string again.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import ProcedureArgumentError
-
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def quote_identifier(name: str) -> str:
-    """``name`` as one Spark SQL identifier: backquoted, inner backquotes doubled."""
-    return "`" + name.replace("`", "``") + "`"
+from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier  # noqa: F401 (re-exported beside TableName)
 
 
 def render_part(name: str) -> str:
     """A name part as written in messages and accepted back by :func:`parse_table_name`."""
-    return name if _PLAIN.fullmatch(name) else quote_identifier(name)
+    return identifier_as_written(name)
 
 
 @dataclass(frozen=True)

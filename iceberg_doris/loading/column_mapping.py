@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from iceberg_doris.errors import LoadError
+from iceberg_doris.ddl.sql_text import identifier_as_written
 
 __all__ = ["ColumnMapping", "parse_column_mapping"]
 
@@ -45,8 +46,8 @@ class ColumnMapping:
         return self.source_columns + tuple(name for name, _ in self.derived)
 
     def __str__(self) -> str:
-        parts = [_quote_name(name) for name in self.source_columns]
-        parts += [f"{_quote_name(name)} = {expression}" for name, expression in self.derived]
+        parts = [identifier_as_written(name) for name in self.source_columns]
+        parts += [f"{identifier_as_written(name)} = {expression}" for name, expression in self.derived]
         return ", ".join(parts)
 
 
@@ -102,10 +103,6 @@ def _parse_name(text: str, number: int, *, whole: str | None = None) -> str:
             f"or 'name = expression' to derive one"
         )
     raise LoadError(f"columns item {number} ({item}): {text!r} is not a column name")
-
-
-def _quote_name(name: str) -> str:
-    return name if _IDENTIFIER.match(name) else "`" + name.replace("`", "``") + "`"
 
 
 def _strip_outer_parentheses(text: str) -> str:

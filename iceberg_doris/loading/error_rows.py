@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.prepare import REASON_COLUMN
 from iceberg_doris.loading.source import spark_error_message
+from iceberg_doris.ddl.sql_text import quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -48,7 +49,7 @@ def write_error_rows(rejected: "DataFrame", location: str, *, limit: int = 10_00
     for field in rejected.schema.fields:
         if field.name.startswith(_INTERNAL_PREFIX):  # status, reason, routing columns of the caller
             continue
-        column = F.col("`" + field.name.replace("`", "``") + "`")
+        column = F.col(quote_identifier(field.name))
         kind = type(field.dataType).__name__
         text = F.to_json(column) if kind in _COMPLEX else column.cast("string")
         fields.append(text.alias(field.name))

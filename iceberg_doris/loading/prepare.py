@@ -58,6 +58,7 @@ from iceberg_doris.engine.spark_runtime import check_expression_syntax, select_s
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.column_mapping import ColumnMapping
 from iceberg_doris.loading.source import MALFORMED_COLUMN, source_info, spark_error_message
+from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import Column, DataFrame
@@ -153,14 +154,14 @@ def prepare_rows(
     # (a mapping of 10,000 source columns must not cost 10,000 columns in every later projection).
     others = _referenced(resolved.others, used_by)
     # SQL text (select_sql): Columns built in Python cost about ten py4j round trips each.
-    staged = [_quote(name) for name in others]
-    staged += [f"{_quote(source)} AS {_quote(raw_names[index])}" for index, source in resolved.sources.items()]
+    staged = [quote_identifier(name) for name in others]
+    staged += [f"{quote_identifier(source)} AS {quote_identifier(raw_names[index])}" for index, source in resolved.sources.items()]
     if MALFORMED_COLUMN in scope.columns:
-        staged.append(_quote(MALFORMED_COLUMN))
+        staged.append(quote_identifier(MALFORMED_COLUMN))
     conversions = {}
     for index, source in resolved.sources.items():
         source_type = scope.schema[source].dataType
-        conversions[index] = _conversion_sql(_quote(source), source_type, spark_types[index])
+        conversions[index] = _conversion_sql(quote_identifier(source), source_type, spark_types[index])
     converted = _select_conversions(scope, staged, targets, conversions, resolved.sources)
 
     # Stage 2: the table columns (converted or default) and each row's reason for rejection, as
@@ -171,11 +172,11 @@ def prepare_rows(
     if resolved.row_reason is not None:
         reasons.append(resolved.row_reason)
     if MALFORMED_COLUMN in converted.columns:
-        reasons.append(_quote(MALFORMED_COLUMN))
+        reasons.append(quote_identifier(MALFORMED_COLUMN))
     for index, target in enumerate(targets):
         if index in resolved.sources:
-            value = _quote(f"__doris_v{index}")
-            source = _quote(raw_names[index])
+            value = quote_identifier(f"__doris_v{index}")
+            source = quote_identifier(raw_names[index])
             source_type = converted.schema[raw_names[index]].dataType
             reason = _check(target, spark_types[index], value, source, source_type, strict_mode)
             if reason is not None:
@@ -188,13 +189,13 @@ def prepare_rows(
             # The row is an error row (its reason says why): drop the value, so that a huge field
             # is not cached with the batch, written again to the error rows or sent anywhere.
             value = f"CASE WHEN octet_length({value}) <= {target.max_length} THEN {value} END"
-        values.append(f"({value}) AS {_quote(target.name)}")
+        values.append(f"({value}) AS {quote_identifier(target.name)}")
     if not reasons:
         reason_column = "CAST(NULL AS STRING)"
     else:
         reason_column = reasons[0] if len(reasons) == 1 else f"coalesce({', '.join(reasons)})"
     checked = _select_sql(
-        converted, values + [_quote(name) for name in others] + [f"({reason_column}) AS {_quote(REASON_COLUMN)}"],
+        converted, values + [quote_identifier(name) for name in others] + [f"({reason_column}) AS {quote_identifier(REASON_COLUMN)}"],
         "checking the converted values",
     )
 
@@ -203,8 +204,8 @@ def prepare_rows(
     # line break ends a trailing -- comment.
     for name, expression in extra.items():
         _check_syntax(expression, f"{name} expression {expression!r}")
-    extra_columns = [f"({expression}\n) AS {_quote(name)}" for name, expression in extra.items()]
-    status = f"CASE WHEN {_quote(REASON_COLUMN)} IS NOT NULL THEN '{STATUS_ERROR}' "
+    extra_columns = [f"({expression}\n) AS {quote_identifier(name)}" for name, expression in extra.items()]
+    status = f"CASE WHEN {quote_identifier(REASON_COLUMN)} IS NOT NULL THEN '{STATUS_ERROR}' "
     predicate = None
     if where is not None and str(where).strip():
         predicate = str(where)
@@ -212,8 +213,8 @@ def prepare_rows(
         status += f"WHEN coalesce(({predicate}\n), false) THEN '{STATUS_OK}' ELSE '{STATUS_UNSELECTED}' END"
     else:
         status += f"ELSE '{STATUS_OK}' END"
-    result = [_quote(target.name) for target in targets] + extra_columns
-    result += [f"{status} AS {_quote(STATUS_COLUMN)}", _quote(REASON_COLUMN)]
+    result = [quote_identifier(target.name) for target in targets] + extra_columns
+    result += [f"{status} AS {quote_identifier(STATUS_COLUMN)}", quote_identifier(REASON_COLUMN)]
     try:
         return select_sql(checked, result)
     except PySparkException as exc:
@@ -284,7 +285,7 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
                     sources[index] = target.name
                     used.add(actual)
                     columns.append(_renamed(actual, target.name))
-            columns += [_quote(name) for name in data if name not in used]
+            columns += [quote_identifier(name) for name in data if name not in used]
         if MALFORMED_COLUMN in base.columns:
             columns.append(MALFORMED_COLUMN)
         scope = _select_sql(base, columns, "mapping the source columns")
@@ -309,7 +310,7 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
             actual = lookup.get(name.lower())
             if actual is None:
                 if info is not None and info.absent_columns_are_null:
-                    columns.append(f"CAST(NULL AS STRING) AS {_quote(name)}")
+                    columns.append(f"CAST(NULL AS STRING) AS {quote_identifier(name)}")
                     continue
                 raise LoadError(
                     f"columns names {name}, which the source does not have; the source's columns are: {', '.join(data)}"
@@ -319,7 +320,7 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
         listed = {name.lower() for name in plain}
         # the source's other columns stay visible to expressions (a derived column of the same name
         # replaces its source column once computed), where and extra
-        columns += [_quote(name) for name in data if name not in used and name.lower() not in listed]
+        columns += [quote_identifier(name) for name in data if name not in used and name.lower() not in listed]
     if MALFORMED_COLUMN in base.columns:
         columns.append(MALFORMED_COLUMN)
     scope = _select_sql(base, columns, "mapping the source columns")
@@ -331,16 +332,16 @@ def _resolve(frame: "DataFrame", targets: list[TargetColumn], mapping: ColumnMap
             )
         what = f"columns item '{name} = {expression}'"
         _parsed(expression, what)  # a syntax error names the item
-        kept = [_quote(current) for current in scope.columns if current.lower() != name.lower()]
+        kept = [quote_identifier(current) for current in scope.columns if current.lower() != name.lower()]
         # the line break ends a trailing -- comment before the alias
-        scope = _select_sql(scope, [*kept, f"({expression}\n) AS {_quote(name)}"], what, verb="cannot be evaluated")
+        scope = _select_sql(scope, [*kept, f"({expression}\n) AS {quote_identifier(name)}"], what, verb="cannot be evaluated")
     names = {name.lower(): name for name in mapping.names()}
     sources = {index: names[t.name.lower()] for index, t in enumerate(targets) if t.name.lower() in names}
     return _Resolved(scope, sources, _others(scope, by_lower_target), row_reason)
 
 
 def _renamed(name: str, alias: str) -> str:
-    return _quote(name) if name == alias else f"{_quote(name)} AS {_quote(alias)}"
+    return quote_identifier(name) if name == alias else f"{quote_identifier(name)} AS {quote_identifier(alias)}"
 
 
 def _referenced(names: tuple[str, ...], texts: list[str]) -> tuple[str, ...]:
@@ -374,13 +375,13 @@ def _positional_base(frame: "DataFrame", info: Any, width: int,
     have = len([name for name in frame.columns if _POSITIONAL.match(name)])
     if have == width:
         return frame, None
-    return frame, _sql_string(f"column count mismatch: the load expects {width} columns but the source has {have}")
+    return frame, string_literal(f"column count mismatch: the load expects {width} columns but the source has {have}")
 
 
 def _field(present: set[str], index: int, alias: str) -> str:
     """Field ``index`` of a positional frame (NULL past its last field), named ``alias``, as SQL."""
     name = f"_c{index}"
-    return f"{name if name in present else 'CAST(NULL AS STRING)'} AS {_quote(alias)}"
+    return f"{name if name in present else 'CAST(NULL AS STRING)'} AS {quote_identifier(alias)}"
 
 
 def _names_none(columns: list[str], targets: list[TargetColumn]) -> bool:
@@ -578,11 +579,11 @@ def _check(target: TargetColumn, target_type: Any, value: str, source: str, sour
         shown = _shown(source, source_type)
         numeric = _numeric_source(source, source_type, kind)
         if numeric is not None:
-            cases.append((f"{failed} AND {numeric}", f"concat({_sql_string(f'column {name}: value ')}, {shown}, "
-                                                     f"{_sql_string(f' is out of range for {target.doris_type}')})"))
+            cases.append((f"{failed} AND {numeric}", f"concat({string_literal(f'column {name}: value ')}, {shown}, "
+                                                     f"{string_literal(f' is out of range for {target.doris_type}')})"))
         if strict_mode:
-            cases.append((failed, f"concat({_sql_string(f'column {name}: cannot convert ')}, {shown}, "
-                                  f"{_sql_string(f' to {target.doris_type}')})"))
+            cases.append((failed, f"concat({string_literal(f'column {name}: cannot convert ')}, {shown}, "
+                                  f"{string_literal(f' to {target.doris_type}')})"))
     low, high = _effective_bounds(target, target_type)
     if low is not None or high is not None:
         outside = []
@@ -593,17 +594,17 @@ def _check(target: TargetColumn, target_type: Any, value: str, source: str, sour
         limits = f"[{target.min_value if target.min_value is not None else ''}, " \
                  f"{target.max_value if target.max_value is not None else ''}]"
         cases.append((f"{value} IS NOT NULL AND ({' OR '.join(outside)})", (
-            f"concat({_sql_string(f'column {name}: value ')}, CAST({value} AS STRING), "
-            f"{_sql_string(f' is out of range for {target.doris_type} {limits}')})"
+            f"concat({string_literal(f'column {name}: value ')}, CAST({value} AS STRING), "
+            f"{string_literal(f' is out of range for {target.doris_type} {limits}')})"
         )))
     if target.max_length is not None and kind == "StringType":
         size = f"octet_length({value})"
         cases.append((f"{size} > {target.max_length}", (
-            f"concat({_sql_string(f'column {name}: value ')}, {_shown(value, target_type)}, ' is ', CAST({size} AS STRING), "
-            f"{_sql_string(f' bytes, longer than {target.doris_type} allows ({target.max_length} bytes)')})"
+            f"concat({string_literal(f'column {name}: value ')}, {_shown(value, target_type)}, ' is ', CAST({size} AS STRING), "
+            f"{string_literal(f' bytes, longer than {target.doris_type} allows ({target.max_length} bytes)')})"
         )))
     if not target.nullable:
-        cases.append((f"{value} IS NULL", _sql_string(f"column {name} is NOT NULL but the value is NULL")))
+        cases.append((f"{value} IS NULL", string_literal(f"column {name} is NOT NULL but the value is NULL")))
     if not cases:
         return None
     return "CASE " + " ".join(f"WHEN {condition} THEN {message}" for condition, message in cases) + " END"
@@ -618,7 +619,7 @@ def _numeric_source(source: str, source_type: Any, target_kind: str) -> str | No
     if source_kind in ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType", "DecimalType"):
         return "true"
     if source_kind == "StringType":
-        return f"trim({source}) RLIKE {_sql_string(_INTEGER_TEXT if integral else _NUMBER_TEXT)}"
+        return f"trim({source}) RLIKE {string_literal(_INTEGER_TEXT if integral else _NUMBER_TEXT)}"
     return None
 
 
@@ -697,7 +698,7 @@ def _defaults(spark: Any, targets: list[TargetColumn], spark_types: list[Any], r
         elif default.strip().upper() in ("PI", "E") and _type_name(target_type) in _FRACTIONAL:
             values[index] = f"CAST({default.strip().lower()}() AS {type_sql})"  # DEFAULT PI / DEFAULT E
         else:
-            values[index] = _conversion_sql(_sql_string(default), _string_type(), target_type)
+            values[index] = _conversion_sql(string_literal(default), _string_type(), target_type)
             literal_checks.append(index)
     if literal_checks:
         row = select_sql(spark.range(1), [f"({values[index]}) AS `d{index}`" for index in literal_checks]).first()
@@ -708,10 +709,6 @@ def _defaults(spark: Any, targets: list[TargetColumn], spark_types: list[Any], r
                     f"column {target.name}: its default value {target.default!r} is not a valid {target.doris_type}"
                 )
     return values
-
-
-def _sql_string(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _string_type() -> Any:
@@ -763,10 +760,6 @@ def _spark_type(target: TargetColumn) -> Any:
 
 def _type_name(data_type: Any) -> str:
     return type(data_type).__name__
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _check_syntax(expression: str, what: str) -> None:

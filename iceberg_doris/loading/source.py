@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.spark_runtime import data_files_at, select_sql, statement_kind
 from iceberg_doris.errors import LoadError
+from iceberg_doris.ddl.sql_text import quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -519,12 +520,12 @@ def _read_json(spark: "SparkSession", paths: list[str], options: dict[str, Any])
     if _CORRUPT not in frame.columns:
         return _attach(frame, SourceInfo("json", tuple(paths), absent_columns_are_null=True))
     # Spark refuses scans that need only the corrupt-record column, so the reason also reads a data column.
-    guard = F.coalesce(F.substring(F.col(_quote(data[0])).cast("string"), 1, 0), F.lit(""))
+    guard = F.coalesce(F.substring(F.col(quote_identifier(data[0])).cast("string"), 1, 0), F.lit(""))
     reason = F.when(
         F.col(_CORRUPT).isNotNull(),
         F.concat(F.lit("malformed JSON record: "), _shown(F.col(_CORRUPT)), guard),
     )
-    result = frame.select(*[F.col(_quote(name)) for name in data], reason.alias(MALFORMED_COLUMN))
+    result = frame.select(*[F.col(quote_identifier(name)) for name in data], reason.alias(MALFORMED_COLUMN))
     return _attach(result, SourceInfo("json", tuple(paths), absent_columns_are_null=True))
 
 
@@ -624,10 +625,6 @@ def _shown(value: Any) -> Any:
 
 
 _QUOTED_FIELD = '(?s)^"(.*)"$'
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _java_regex_literal(text: str) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.spark_runtime import select_sql
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
 
@@ -68,8 +69,8 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     from pyspark.sql import functions as F
 
     if shape.model.keys_model is KeysModel.AGGREGATE:
-        keys = [F.col(_q(k)) for k in shape.keys]
-        kept = [F.first(_q(c)).alias(c) for c in carried]
+        keys = [F.col(quote_identifier(k)) for k in shape.keys]
+        kept = [F.first(quote_identifier(c)).alias(c) for c in carried]
         return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), *kept, F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
     # A partial-column update keeps each key's last row of the batch, whatever its sequence value
     # (Doris's INSERT suites nereids_p0/insert_into_table/partial_update_seq_col and
@@ -78,7 +79,7 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     by_sequence = shape.sequence_column is not None and not shape.partial
     order = f"{SEQUENCE} DESC NULLS LAST, {ORDER} DESC" if by_sequence else f"{ORDER} DESC"
     # SQL text (select_sql): a window built from Columns costs dozens of py4j round trips per load.
-    rank = f"row_number() OVER (PARTITION BY {', '.join(_q(k) for k in shape.keys)} ORDER BY {order}) AS __doris_rank"
+    rank = f"row_number() OVER (PARTITION BY {', '.join(quote_identifier(k) for k in shape.keys)} ORDER BY {order}) AS __doris_rank"
     return select_sql(accepted, ["*", rank]).filter("__doris_rank = 1").drop("__doris_rank")
 
 
@@ -89,14 +90,14 @@ def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShap
     keys = list(shape.keys)
     columns = live_columns_needed(shape)
     # Metadata columns resolve only on the table relation itself: select them before joining.
-    base = table_frame.select(*[F.col(_q(k)).alias(k) for k in keys], *[F.col(_q(c)).alias(LIVE + c) for c in columns], FILE, POSITION)
+    base = table_frame.select(*[F.col(quote_identifier(k)).alias(k) for k in keys], *[F.col(quote_identifier(c)).alias(LIVE + c) for c in columns], FILE, POSITION)
     return base.join(_keys_of(batch, keys, broadcast_keys), keys, "left_semi")
 
 
 def _keys_of(batch: "DataFrame", keys: list[str], broadcast: bool) -> "DataFrame":
     from pyspark.sql import functions as F
 
-    frame = batch.select(*[_q(k) for k in keys])
+    frame = batch.select(*[quote_identifier(k) for k in keys])
     return F.broadcast(frame) if broadcast else frame
 
 
@@ -134,7 +135,7 @@ def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadS
     column = shape.sequence_column
     assert column is not None
     matching = physical.join(_keys_of(batch, keys, broadcast_keys), keys, "left_semi")
-    return matching.groupBy(*keys).agg(F.max(F.col(_q(column))).alias(MAX_SEQUENCE))
+    return matching.groupBy(*keys).agg(F.max(F.col(quote_identifier(column))).alias(MAX_SEQUENCE))
 
 
 def decide(
@@ -188,8 +189,8 @@ def one_per_key(
                 kind = shape.model.column(field.name[len(LIVE):]).aggregation if aggregate_model else None
                 # A SUM widens its type; the merge then computes as it does on the grouped rows.
                 target = _sum_type(field.dataType) if kind == "SUM" else field.dataType
-                values.append(F.col(_q(field.name)).cast(target).alias(field.name))
-        return live.select(*[F.col(_q(k)) for k in keys], F.array(located).alias(LIVE_ROWS), F.col(FILE), *values)
+                values.append(F.col(quote_identifier(field.name)).cast(target).alias(field.name))
+        return live.select(*[F.col(quote_identifier(k)) for k in keys], F.array(located).alias(LIVE_ROWS), F.col(FILE), *values)
     newest = located
     if file_order is not None:
         newest = F.struct(file_order.alias(FILE_ORDER), F.col(POSITION), F.col(FILE))
@@ -197,7 +198,7 @@ def one_per_key(
     for name in live.columns:
         if not name.startswith(LIVE):
             continue
-        value = F.col(_q(name))
+        value = F.col(quote_identifier(name))
         kind = shape.model.column(name[len(LIVE):]).aggregation if aggregate_model else None
         if kind == "SUM":
             merged = F.sum(value)
@@ -210,7 +211,7 @@ def one_per_key(
         else:  # REPLACE, and unique tables: the newest version (they are equal unless a plain write diverged)
             merged = F.max_by(value, newest)
         aggregates.append(merged.alias(name))
-    return live.groupBy(*[F.col(_q(k)) for k in keys]).agg(*aggregates)
+    return live.groupBy(*[F.col(quote_identifier(k)) for k in keys]).agg(*aggregates)
 
 
 def _sum_type(value_type: Any) -> Any:
@@ -232,7 +233,7 @@ def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     # 1-row load of a 10-column table would pay hundreds of times.
     for column in shape.model.columns:
         name = column.name
-        incoming, stored = _q(name), _q(LIVE + name)
+        incoming, stored = quote_identifier(name), quote_identifier(LIVE + name)
         if column.is_key:
             value = incoming
         elif shape.model.keys_model is KeysModel.AGGREGATE:
@@ -245,7 +246,7 @@ def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
             value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         else:
             value = incoming
-        values.append(f"CAST({value} AS {column.spark_type}) AS {_q(name)}")
+        values.append(f"CAST({value} AS {column.spark_type}) AS {quote_identifier(name)}")
     return select_sql(decided.filter(f"{WINS} AND NOT {DELETE}"), values)
 
 
@@ -253,10 +254,10 @@ def tombstones(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     """Winning deletes on sequence tables: written, and deleted in the same commit."""
     values = []
     for column in shape.model.columns:
-        value = SEQUENCE if column.name == HIDDEN_SEQUENCE_COLUMN else _q(column.name)
+        value = SEQUENCE if column.name == HIDDEN_SEQUENCE_COLUMN else quote_identifier(column.name)
         if not column.nullable and not column.is_key:
-            value = f"coalesce({value}, {_q(LIVE + column.name)})"
-        values.append(f"CAST({value} AS {column.spark_type}) AS {_q(column.name)}")
+            value = f"coalesce({value}, {quote_identifier(LIVE + column.name)})"
+        values.append(f"CAST({value} AS {column.spark_type}) AS {quote_identifier(column.name)}")
     return select_sql(decided.filter(f"{WINS} AND {DELETE}"), values)
 
 
@@ -316,7 +317,7 @@ def without_live_rows(
     if losing_keys is None:
         return select_sql(batch, ["*", f"CAST(NULL AS STRING) AS {FILE}", f"true AS {WINS}"])
     shaped = select_sql(batch, ["*", f"CAST(NULL AS STRING) AS {FILE}"])
-    lost = select_sql(losing_keys, [*[_q(k) for k in keys], "true AS __doris_lost"])
+    lost = select_sql(losing_keys, [*[quote_identifier(k) for k in keys], "true AS __doris_lost"])
     joined = shaped.join(F.broadcast(lost), list(keys), "left")
     return select_sql(joined, ["*", f"__doris_lost IS NULL AS {WINS}"]).drop("__doris_lost")
 
@@ -341,10 +342,10 @@ def model_aggregates(model: DorisTableModel, newest: "Column") -> list["Column"]
     from pyspark.sql import functions as F
 
     version = model.property("replace_version_column")
-    replace_order = F.struct(F.col(_q(version)), newest) if version else newest
+    replace_order = F.struct(F.col(quote_identifier(version)), newest) if version else newest
     result = []
     for column in model.value_columns:
-        value = F.col(_q(column.name))
+        value = F.col(quote_identifier(column.name))
         kind = column.aggregation or "REPLACE"
         if kind == "SUM":
             aggregate = F.sum(value)
@@ -373,10 +374,7 @@ def _merge_aggregate(kind: str | None, stored: str, incoming: str, shape: KeyedL
         return f"coalesce({incoming}, {stored})"
     version = shape.model.property("replace_version_column")
     if version:
-        stored_version = _q(LIVE + version)
-        return f"CASE WHEN {stored_version} IS NULL OR {_q(version)} >= {stored_version} THEN {incoming} ELSE {stored} END"
+        stored_version = quote_identifier(LIVE + version)
+        return f"CASE WHEN {stored_version} IS NULL OR {quote_identifier(version)} >= {stored_version} THEN {incoming} ELSE {stored} END"
     return incoming
 
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.merge_on_write.plan import FILE, POSITION, model_aggregates
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
@@ -41,9 +42,9 @@ def rows_of_keys_in(table_frame: "DataFrame", model: DorisTableModel, files: lis
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    keys = [_q(k) for k in model.key_columns]
+    keys = [quote_identifier(k) for k in model.key_columns]
     # Metadata columns resolve only on the table relation itself: select them before joining.
-    base = table_frame.select(*[_q(c.name) for c in model.columns], FILE, POSITION)
+    base = table_frame.select(*[quote_identifier(c.name) for c in model.columns], FILE, POSITION)
     touched = base.filter(F.col(FILE).isin(files)).select(*keys).distinct()
     candidates = base.join(touched, list(model.key_columns), "left_semi")
     counted = candidates.withColumn(KEY_ROWS, F.count(F.lit(1)).over(Window.partitionBy(*keys)))
@@ -54,7 +55,7 @@ def repeated_keys(table_frame: "DataFrame", model: DorisTableModel) -> "DataFram
     """Every key with more than one live row, and how many (``rows``): what ``doris.check`` reports."""
     from pyspark.sql import functions as F
 
-    keys = [_q(k) for k in model.key_columns]
+    keys = [quote_identifier(k) for k in model.key_columns]
     return table_frame.groupBy(*keys).agg(F.count(F.lit(1)).alias("rows")).filter(F.col("rows") > 1)
 
 
@@ -75,17 +76,17 @@ def plan_repair(rows: "DataFrame", model: DorisTableModel, file_order: "Column")
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    keys = [_q(k) for k in model.key_columns]
+    keys = [quote_identifier(k) for k in model.key_columns]
     ordered = rows.withColumn(FILE_ORDER, file_order)
     newest = F.struct(F.col(FILE_ORDER), F.col(POSITION), F.col(FILE))
     if model.keys_model is KeysModel.AGGREGATE:
         removed = ordered
         merged = ordered.groupBy(*keys).agg(*model_aggregates(model, newest))
-        merged = merged.select(*[F.col(_q(c.name)).cast(c.spark_type).alias(c.name) for c in model.columns])
+        merged = merged.select(*[F.col(quote_identifier(c.name)).cast(c.spark_type).alias(c.name) for c in model.columns])
     else:
         order = [F.col(FILE_ORDER).desc(), F.col(POSITION).desc(), F.col(FILE).desc()]
         if model.sequence_column:
-            order.insert(0, F.col(_q(model.sequence_column)).desc_nulls_last())
+            order.insert(0, F.col(quote_identifier(model.sequence_column)).desc_nulls_last())
         ranked = ordered.withColumn(RANK, F.row_number().over(Window.partitionBy(*keys).orderBy(*order)))
         removed = ranked.filter(F.col(RANK) > 1)
         merged = None
@@ -94,6 +95,3 @@ def plan_repair(rows: "DataFrame", model: DorisTableModel, file_order: "Column")
     key_count = removed.select(*keys).distinct().count() if deletes else 0
     return Repair(deletes, merged, key_count, sum(len(p) for p in deletes.values()))
 
-
-def _q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

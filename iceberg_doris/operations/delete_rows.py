@@ -39,6 +39,7 @@ from iceberg_doris.operations.load import load_into
 from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.requests import DeleteRequest, DeleteResult, LoadOrigin, LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
 
@@ -182,7 +183,7 @@ def _checked_condition(spark: "SparkSession", handle: DorisTable, where: object)
         )
     model = handle.model
     if model.keys_model is KeysModel.AGGREGATE:
-        keys_only = frame.select(*[F.col("`" + k.replace("`", "``") + "`") for k in model.key_columns])
+        keys_only = frame.select(*[F.col(quote_identifier(k)) for k in model.key_columns])
         try:
             keys_only.select(F.expr(where))
         except AnalysisException:

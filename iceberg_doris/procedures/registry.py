@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from iceberg_doris.errors import UnknownProcedureError
 from iceberg_doris.procedures.parameter_types import ParamType
+from iceberg_doris.ddl.sql_text import string_literal
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -115,7 +116,7 @@ def render_default(value: Any) -> str:
     if isinstance(value, Enum):
         return render_default(value.value)
     if isinstance(value, str):
-        return "'" + value.replace("'", "\\'") + "'"
+        return string_literal(value)
     if isinstance(value, (list, tuple)):
         return "array(" + ", ".join(render_default(v) for v in value) + ")"
     return str(value)

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any, Union
 
 from iceberg_doris.partitioning import MAX, MIN, ListPartition, PartitionColumnType, PartitionSet, RangePartition
+from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,12 @@ def to_sql(predicate: Predicate) -> str:
     if isinstance(predicate, Constant):
         return "TRUE" if predicate.value else "FALSE"
     if isinstance(predicate, IsNull):
-        return f"{_column(predicate.column)} IS NULL"
+        return f"{quote_identifier(predicate.column)} IS NULL"
     if isinstance(predicate, InValues):
         values = ", ".join(sql_literal(v, predicate.column_type) for v in predicate.values)
-        return f"{_column(predicate.column)} IN ({values})" if values else "FALSE"
+        return f"{quote_identifier(predicate.column)} IN ({values})" if values else "FALSE"
     if isinstance(predicate, Compare):
-        return f"{_column(predicate.column)} {predicate.op} {sql_literal(predicate.value, predicate.column_type)}"
+        return f"{quote_identifier(predicate.column)} {predicate.op} {sql_literal(predicate.value, predicate.column_type)}"
     joiner = " AND " if isinstance(predicate, All) else " OR "
     return "(" + joiner.join(to_sql(p) for p in predicate.parts) + ")"
 
@@ -141,17 +142,7 @@ def sql_literal(value: Any, column_type: PartitionColumnType) -> str:
         if column_type is PartitionColumnType.LARGEINT:
             return f"CAST('{value}' AS DECIMAL(38,0))"
         return str(value)
-    return _string(str(value))
-
-
-def _string(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("'", "\\'")
-    return f"'{escaped}'"
-
-
-def _column(name: str) -> str:
-    """A column name as a Spark SQL identifier, whatever it holds."""
-    return "`" + name.replace("`", "``") + "`"
+    return string_literal(str(value))
 
 
 def routing_sql(partitions: PartitionSet, group: "list[RangePartition | ListPartition]") -> str:
@@ -159,6 +150,6 @@ def routing_sql(partitions: PartitionSet, group: "list[RangePartition | ListPart
     if not group:
         return "CAST(NULL AS STRING)"
     branches = " ".join(
-        f"WHEN {to_sql(partition_predicate(partitions, p))} THEN {_string(p.name)}" for p in group
+        f"WHEN {to_sql(partition_predicate(partitions, p))} THEN {string_literal(p.name)}" for p in group
     )
     return f"CASE {branches} ELSE CAST(NULL AS STRING) END"
