@@ -39,9 +39,6 @@ public final class IndexRequest implements Serializable {
     if (sequenceColumn != null && sequenceColumn.isEmpty()) {
       throw new IllegalArgumentException("a key index request's sequence column is empty (null is none)");
     }
-    if (maxRows < 0 && maxRows != AUTO_BUDGET) {
-      throw new IllegalArgumentException("a key index request's max_rows is negative: " + maxRows);
-    }
     this.keyColumns = Collections.unmodifiableList(new ArrayList<>(keyColumns));
     this.sequenceColumn = sequenceColumn;
     this.maxRows = maxRows;
@@ -74,6 +71,7 @@ public final class IndexRequest implements Serializable {
         Wire.required(node, "keys_per_hit", JsonNode::isBoolean).asBoolean());
   }
 
+  /** A null budget is {@link #AUTO_BUDGET}; a negative one is refused here, where -1 cannot be mistaken for it. */
   private static long maxRows(JsonNode value) {
     if (value.isNull()) {
       return AUTO_BUDGET;
@@ -93,7 +91,7 @@ public final class IndexRequest implements Serializable {
     return sequenceColumn;
   }
 
-  /** The executors' cache budget in 12-byte keys, or {@link #AUTO_BUDGET}. */
+  /** The executors' cache budget in units of 12 bytes, or {@link #AUTO_BUDGET}. */
   public long maxRows() {
     return maxRows;
   }
