@@ -1,12 +1,25 @@
 package io.icebergdoris.keyindex;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The entries held in this JVM's memory, least recently used first out beyond a row budget, and how a probe finds a file's entry. */
+/**
+ * The entries held in this JVM's memory within a budget, and how a probe finds a file's entry.
+ *
+ * <p>Beyond the budget, least recently used entries make room for a new one only if the new one
+ * was asked for more often than each of them lately (frequency admission, as TinyLFU). Plain LRU
+ * keeps nothing when every load touches more entries than fit, the usual pattern of an upsert
+ * spread over the whole key space: each entry is evicted just before it is needed again, and
+ * every load reads every entry file. With admission, the entries cached first stay and serve
+ * every load, and only the rest are read. Counts are halved after every {@link #sampleSize} asks,
+ * so entries of files that are gone (compacted, expired) lose their place over time.
+ */
 final class EntryCache {
   private static final Logger LOG = LoggerFactory.getLogger(EntryCache.class);
   private static final Object LOCK = new Object();
@@ -16,6 +29,10 @@ final class EntryCache {
   private static long cachedRows = 0; // keys held
   private static long cachedWeight = 0; // what the budget counts: the entries' bytes in 12-byte units
   private static long cachedBytes = 0;
+  // How often each entry location was asked for lately (cached or not); halved every sampleSize asks.
+  private static final HashMap<String, Integer> ASKED = new HashMap<>();
+  private static long asksInSample = 0;
+  static final int MIN_SAMPLE = 256;
 
   private EntryCache() {}
 
@@ -59,6 +76,8 @@ final class EntryCache {
   static void clear() {
     synchronized (LOCK) {
       CACHE.clear();
+      ASKED.clear();
+      asksInSample = 0;
       cachedRows = 0;
       cachedWeight = 0;
       cachedBytes = 0;
@@ -89,6 +108,7 @@ final class EntryCache {
     String entryLocation = KeyIndexFiles.entryLocation(files.location(), hash, layout.layoutHash);
     KeyIndexEntry entry;
     synchronized (LOCK) {
+      asked(entryLocation);
       entry = CACHE.get(entryLocation);
     }
     if (entry != null) {
@@ -127,7 +147,12 @@ final class EntryCache {
     return new Found(entry, source, rejected, unwritten);
   }
 
-  private static void remember(String key, KeyIndexEntry entry, long maxRows) {
+  /**
+   * Caches {@code entry} at {@code key} within {@code maxRows}'s budget (see the class comment);
+   * false when it was not admitted (the caller uses it all the same). An entry alone over the
+   * budget is kept: the one in use stays.
+   */
+  static boolean remember(String key, KeyIndexEntry entry, long maxRows) {
     long budget = budget(maxRows);
     synchronized (LOCK) {
       KeyIndexEntry previous = CACHE.put(key, entry);
@@ -135,16 +160,60 @@ final class EntryCache {
         count(previous, -1);
       }
       count(entry, 1);
-      var oldest = CACHE.entrySet().iterator();
-      while (cachedWeight > budget && oldest.hasNext()) {
-        Map.Entry<String, KeyIndexEntry> evicted = oldest.next();
-        if (evicted.getKey().equals(key)) {
-          continue; // the entry in use stays, even alone over the budget
+      List<String> victims = new ArrayList<>();
+      long remaining = cachedWeight;
+      int hottest = 0;
+      for (Map.Entry<String, KeyIndexEntry> oldest : CACHE.entrySet()) {
+        if (remaining <= budget) {
+          break;
         }
-        count(evicted.getValue(), -1);
-        oldest.remove();
+        if (!oldest.getKey().equals(key)) {
+          victims.add(oldest.getKey());
+          remaining -= oldest.getValue().weight();
+          hottest = Math.max(hottest, ASKED.getOrDefault(oldest.getKey(), 0));
+        }
+      }
+      if (previous == null && !victims.isEmpty() && ASKED.getOrDefault(key, 0) <= hottest) {
+        CACHE.remove(key);
+        count(entry, -1);
+        return false;
+      }
+      for (String victim : victims) {
+        count(CACHE.remove(victim), -1);
+      }
+      return true;
+    }
+  }
+
+  /** Counts one ask for the entry at {@code key}. */
+  static void asked(String key) {
+    synchronized (LOCK) {
+      ASKED.merge(key, 1, Integer::sum);
+      if (++asksInSample >= sampleSize()) {
+        ASKED.replaceAll((location, asks) -> asks / 2);
+        ASKED.values().removeIf(asks -> asks == 0);
+        asksInSample = 0;
       }
     }
+  }
+
+  /** How often the entry at {@code key} was asked for lately (for tests). */
+  static int asks(String key) {
+    synchronized (LOCK) {
+      return ASKED.getOrDefault(key, 0);
+    }
+  }
+
+  /** Whether the entry at {@code key} is cached (for tests). */
+  static boolean holds(String key) {
+    synchronized (LOCK) {
+      return CACHE.containsKey(key);
+    }
+  }
+
+  /** Asks between two halvings: ten per cached entry, as TinyLFU's sample, and at least {@link #MIN_SAMPLE}. */
+  static long sampleSize() {
+    return Math.max(MIN_SAMPLE, 10L * CACHE.size());
   }
 
   /** Adds ({@code sign} 1) or takes away (-1) an entry's keys, weight and bytes; under LOCK. */
