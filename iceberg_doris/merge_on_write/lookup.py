@@ -399,7 +399,7 @@ def index_key_columns(shape: plan.KeyedLoadShape) -> list["Column"]:
     sequence table, the sequence value (as the sequence column's type)."""
     from pyspark.sql import functions as F
 
-    columns = [F.col(plan._q(k)) for k in shape.keys] + [F.col(plan.DELETE)]
+    columns = [F.col(quote_identifier(k)) for k in shape.keys] + [F.col(plan.DELETE)]
     sequence = shape.sequence_column
     if sequence:
         columns.append(F.col(plan.SEQUENCE).cast(shape.model.column(sequence).spark_type))
