@@ -19,8 +19,8 @@ timed), contenders interleaved and their order alternated. Keys are distinct, so
 end up holding exactly the source rows: each table's digest is checked against the source's after
 every load, and the load's reported ``loaded_rows`` against N. The session is the one the runner
 made with the user's defaults (``iceberg_doris.session()``). At each size every contender first
-loads once untimed (``warmup``): the first 1M-row load of a session took 1.4-1.9x a later one for
-every contender alike (JIT and file-system caches), which a median of 3 cannot absorb. Ratios:
+loads once untimed (``warmup``): the first 1M-row load of a session took 1.1x-2.0x a later one for
+every contender (JIT and file-system caches), which a median of 3 cannot absorb. Ratios:
 median(doris.load) / median(INSERT INTO); the target is <= 1.2x for every model.
 """
 
