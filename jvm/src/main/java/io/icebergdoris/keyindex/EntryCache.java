@@ -106,11 +106,7 @@ final class EntryCache {
   static Found entryFor(Table files, FileToProbe file, Layout layout, long maxRows) {
     String hash = KeyIndexFiles.dataFileHash(file.location, file.sizeInBytes, file.recordCount);
     String entryLocation = KeyIndexFiles.entryLocation(files.location(), hash, layout.layoutHash);
-    KeyIndexEntry entry;
-    synchronized (LOCK) {
-      asked(entryLocation);
-      entry = CACHE.get(entryLocation);
-    }
+    KeyIndexEntry entry = lookUp(entryLocation);
     if (entry != null) {
       return new Found(entry, EntrySource.CACHED, null, null);
     }
@@ -185,8 +181,11 @@ final class EntryCache {
     }
   }
 
-  /** Counts one ask for the entry at {@code key}. */
-  static void asked(String key) {
+  /**
+   * The cached entry at {@code key} (null: not cached), counting the ask and making a hit the most
+   * recently used. Every probe's lookup goes through here.
+   */
+  static KeyIndexEntry lookUp(String key) {
     synchronized (LOCK) {
       ASKED.merge(key, 1, Integer::sum);
       if (++asksInSample >= sampleSize()) {
@@ -194,6 +193,7 @@ final class EntryCache {
         ASKED.values().removeIf(asks -> asks == 0);
         asksInSample = 0;
       }
+      return CACHE.get(key);
     }
   }
 

@@ -22,8 +22,7 @@ class EntryCacheTest {
 
   /** Asks for {@code key} as a probe does: a hit, or a miss whose entry is offered to the cache. */
   private static boolean ask(String key, long budget) {
-    EntryCache.asked(key);
-    if (EntryCache.holds(key)) {
+    if (EntryCache.lookUp(key) != null) {
       return true;
     }
     EntryCache.remember(key, ENTRY, budget);
@@ -97,18 +96,18 @@ class EntryCacheTest {
   void anEntryAloneOverTheBudgetStays() {
     assertTrue(EntryCache.remember("big", ENTRY, 1));
     assertTrue(EntryCache.holds("big"));
-    EntryCache.asked("big");
+    EntryCache.lookUp("big");
     assertTrue(EntryCache.remember("big", ENTRY, 1), "replacing an entry always keeps the new one");
   }
 
   @Test
   void countsAreHalvedEverySample() {
-    EntryCache.asked("once");
+    EntryCache.lookUp("once");
     for (int ask = 1; ask < EntryCache.MIN_SAMPLE - 1; ask++) {
-      EntryCache.asked("x");
+      EntryCache.lookUp("x");
     }
     assertEquals(EntryCache.MIN_SAMPLE - 2, EntryCache.asks("x"));
-    EntryCache.asked("x");
+    EntryCache.lookUp("x");
     assertEquals((EntryCache.MIN_SAMPLE - 1) / 2, EntryCache.asks("x"), "the sample's last ask halves every count");
     assertEquals(0, EntryCache.asks("once"), "counts halved to nothing are dropped");
   }
