@@ -25,6 +25,5 @@ def identifier_as_written(name: str) -> str:
 
 def string_literal(text: str) -> str:
     """``text`` as a Spark SQL string literal: single-quoted, backslashes and quotes escaped with a
-    backslash (Spark's default, ``spark.sql.parser.escapedStringLiterals=false``). A doubled quote
-    is not an escape in Spark SQL: ``'a''b'`` reads as the two literals ``'a'`` and ``'b'``."""
+    backslash, as Spark reads them by default (``spark.sql.parser.escapedStringLiterals=false``)."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
