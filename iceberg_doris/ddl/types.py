@@ -46,9 +46,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier
 from iceberg_doris.ddl.tokens import EOF, IDENT, NUMBER, QIDENT, STRING, TokenStream
 from iceberg_doris.errors import InvalidTableDefinitionError
-from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier
 
 __all__ = [
     "DorisType",

@@ -30,13 +30,13 @@ from typing import Generic, TypeVar
 
 from py4j.protocol import Py4JJavaError
 
+from iceberg_doris.ddl.sql_text import string_literal
 from iceberg_doris.engine import interleaving
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class, java_items, java_message
 from iceberg_doris.engine.table_lock import commit_lock
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import CommitConflictError, CommitStateUnknownError
-from iceberg_doris.ddl.sql_text import string_literal
 from iceberg_doris.table_model import snapshot_summary
 
 log = logging.getLogger(__name__)

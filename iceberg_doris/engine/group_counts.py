@@ -58,7 +58,7 @@ def _narrow(frame: "DataFrame", names: list[str], extra: list["Column"] | None =
     """Only the named columns (each once) and ``extra``: a cached frame's scan then reads only those."""
     from pyspark.sql import functions as F
 
-    from iceberg_doris.engine.table_names import quote_identifier
+    from iceberg_doris.ddl.sql_text import quote_identifier
 
     return frame.select(*[F.col(quote_identifier(c)) for c in dict.fromkeys(names)], *(extra or []))
 

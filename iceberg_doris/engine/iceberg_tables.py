@@ -15,12 +15,12 @@ from py4j.protocol import Py4JJavaError
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.ddl.format_version import format_version
+from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
 from iceberg_doris.engine.bloom_filters import key_bloom_filter_properties
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_class
-from iceberg_doris.engine.table_names import TableName, quote_identifier
+from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.partitioning import PartitionColumnType
 from iceberg_doris.spark_session.spark_lines import running_line
-from iceberg_doris.ddl.sql_text import string_literal
 from iceberg_doris.table_model import (
     ColumnModel,
     DorisTableModel,

@@ -18,10 +18,11 @@ import logging
 import uuid
 from typing import TYPE_CHECKING
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine import spark_settings
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
 from iceberg_doris.engine.spark_runtime import select_sql
-from iceberg_doris.engine.table_names import TableName, quote_identifier
+from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ConfigurationError
 from iceberg_doris.spark_session.spark_lines import running_line
 

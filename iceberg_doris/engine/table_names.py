@@ -11,9 +11,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import ProcedureArgumentError
-from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier  # noqa: F401 (re-exported beside TableName)
 
 
 def render_part(name: str) -> str:

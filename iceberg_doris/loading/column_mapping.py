@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from iceberg_doris.errors import LoadError
 from iceberg_doris.ddl.sql_text import identifier_as_written
+from iceberg_doris.errors import LoadError
 
 __all__ = ["ColumnMapping", "parse_column_mapping"]
 

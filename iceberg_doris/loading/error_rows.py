@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.prepare import REASON_COLUMN
 from iceberg_doris.loading.source import spark_error_message
-from iceberg_doris.ddl.sql_text import quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame

@@ -54,11 +54,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
 from iceberg_doris.engine.spark_runtime import check_expression_syntax, select_sql
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.column_mapping import ColumnMapping
 from iceberg_doris.loading.source import MALFORMED_COLUMN, source_info, spark_error_message
-from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import Column, DataFrame

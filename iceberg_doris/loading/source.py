@@ -47,9 +47,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.spark_runtime import data_files_at, select_sql, statement_kind
 from iceberg_doris.errors import LoadError
-from iceberg_doris.ddl.sql_text import quote_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pyroaring import BitMap64
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.faults import crash_point
@@ -50,7 +51,7 @@ from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_loca
 from iceberg_doris.engine.iceberg_tables import iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.engine.table_names import TableName, quote_identifier
+from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.merge_on_write import plan
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, both, to_sql

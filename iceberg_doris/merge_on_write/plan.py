@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
 

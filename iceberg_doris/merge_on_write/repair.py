@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.merge_on_write.plan import FILE, POSITION, model_aggregates
 from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.merge_on_write.plan import FILE, POSITION, model_aggregates
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.change_feed import (
     DROPPED,
     INSERTED,
@@ -38,7 +39,6 @@ from iceberg_doris.engine.change_feed import (
     commits_between,
     read_changed_rows,
 )
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import PartitionError
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.operations.temp_partitions import branch_name

@@ -30,6 +30,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.compaction import ordered_rewrite
@@ -51,7 +52,6 @@ from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_loca
 from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_snapshot_id, iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import CommitConflictError, CommitLockTimeoutError, PartitionError, TableStateError
 from iceberg_doris.operations.requests import CompactRequest, CompactResult
 from iceberg_doris.operations.repair_keys import repair_foreign_writes

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from pyroaring import BitMap64
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.faults import crash_point
@@ -39,7 +40,6 @@ from iceberg_doris.operations.load import load_into
 from iceberg_doris.operations.load.checks import check_label_unused
 from iceberg_doris.operations.requests import DeleteRequest, DeleteResult, LoadOrigin, LoadRequest, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table
-from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from iceberg_doris.ddl.sql_text import string_literal
 from iceberg_doris.errors import UnknownProcedureError
 from iceberg_doris.procedures.parameter_types import ParamType
-from iceberg_doris.ddl.sql_text import string_literal
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Union
 
-from iceberg_doris.partitioning import MAX, MIN, ListPartition, PartitionColumnType, PartitionSet, RangePartition
 from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
+from iceberg_doris.partitioning import MAX, MIN, ListPartition, PartitionColumnType, PartitionSet, RangePartition
 
 
 @dataclass(frozen=True)

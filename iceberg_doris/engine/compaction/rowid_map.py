@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING
 
 from pyroaring import BitMap64
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import CommitConflictError
 
 if TYPE_CHECKING:

@@ -24,9 +24,9 @@ import uuid
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.name_rules import check_label
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.commit import KeyedLoad

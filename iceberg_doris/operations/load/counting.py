@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.group_counts import count_groups, count_groups_collecting_keys
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.key_index import BatchKeys
 from iceberg_doris.engine.iceberg_tables import table_location
 from iceberg_doris.engine.safe_paths import child_location
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.errors import LoadError
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.loading import STATUS_COLUMN, first_error_reason, write_error_rows

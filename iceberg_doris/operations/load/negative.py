@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.errors import LoadError
 from iceberg_doris.table_model import DorisTableModel
 

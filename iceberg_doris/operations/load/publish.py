@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.commit import Committed, commit_atomically
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_append, stage_replacement
@@ -19,7 +20,6 @@ from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import stage_model, stage_properties
 from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedLoad, RefRows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.errors import CommitConflictError, LoadError
 from iceberg_doris.loading import REASON_COLUMN, STATUS_COLUMN
 from iceberg_doris.operations.requests import LoadRequest

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from iceberg_doris.engine.table_names import quote_identifier
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.loading import REASON_COLUMN, STATUS_COLUMN
 from iceberg_doris.operations.tables import DorisTable
 

@@ -21,12 +21,12 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import record_count
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.engine.staged_writes import stage_data_files
-from iceberg_doris.engine.table_names import quote_identifier
 from iceberg_doris.loading import STATUS_COLUMN, STATUS_OK, TargetColumn
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts, all_new
 from iceberg_doris.merge_on_write.plan import DELETE, KeyedLoadShape, new_rows
