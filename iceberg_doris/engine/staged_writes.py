@@ -27,7 +27,7 @@ from iceberg_doris.errors import ConfigurationError
 from iceberg_doris.spark_session.spark_lines import running_line
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 STAGE_OPTION = "rewritten-file-scan-task-set-id"
 INTERNAL_WRITE_OPTION = "iceberg-doris.internal-write"  # DorisTarget.INTERNAL_WRITE on the JVM side
@@ -288,3 +288,20 @@ def size_estimate(frame: "DataFrame") -> int:
     estimate = int(frame._jdf.queryExecution().withCachedData().stats().sizeInBytes())
     shapes = frame.sparkSession.sparkContext._jvm.io.icebergdoris.spark.PlanShapes
     return estimate * FILE_BYTES_TO_ROW_BYTES if shapes.sizedByFiles(frame._jdf) else estimate
+
+
+def read_staged_files(spark: "SparkSession", files: list[JavaObject], columns: list[tuple[str, str]]) -> "DataFrame":
+    """The rows of uncommitted data files (a load's staged rows), read back as ``columns`` (name,
+    Spark SQL type) by their names in the files: a load that must look its keys up after writing
+    them works from what it wrote, never from a new read of its source."""
+    by_format: dict[str, list[str]] = {}
+    for data_file in files:
+        by_format.setdefault(str(data_file.format().name()).lower(), []).append(str(data_file.location()))
+    schema = ", ".join(f"{quote_identifier(name)} {spark_type}" for name, spark_type in columns)
+    frames = [spark.read.format(file_format).schema(schema).load(locations) for file_format, locations in by_format.items()]
+    if not frames:
+        return spark.createDataFrame([], schema)
+    rows = frames[0]
+    for frame in frames[1:]:
+        rows = rows.unionByName(frame)
+    return rows

@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine import key_index
+from iceberg_doris.engine.computed_once import ComputedOnce, computed_once
 from iceberg_doris.engine.file_sets import file_location, ref_head, ref_snapshot_id
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.engine.spark_threads import Background
-from iceberg_doris.engine.staged_writes import discard_staged_files, stage_data_files
+from iceberg_doris.engine.staged_writes import discard_staged_files, read_staged_files, stage_data_files
 from iceberg_doris.merge_on_write import plan
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts, holds_none_of, may_skip_lookup, without_lookup
 from iceberg_doris.merge_on_write.lookup import (
@@ -183,12 +184,15 @@ class ResolvedBatch:
 
     rows: "DataFrame"
     indexed: IndexedKeys | None
-    owned: list["DataFrame"] = field(default_factory=list)
+    owned: list["DataFrame | ComputedOnce"] = field(default_factory=list)
 
     def release(self) -> None:
         owned, self.owned = self.owned, []
-        for frame in owned:
-            frame.unpersist()
+        for kept in owned:
+            if isinstance(kept, ComputedOnce):
+                kept.release()
+            else:
+                kept.unpersist()
 
 
 class KeyedWrite:
@@ -223,6 +227,8 @@ class KeyedWrite:
         self._staged = staged
         self._already_indexed = frozenset(file_location(f) for f in staged) if staged else frozenset()
         self._early = early
+        self._facts = facts
+        self._from_staged = False  # the batch is read back from the staged files
         try:
             self._fresh, self._batch = self._resolve(ref, facts, rows_kept)
             if self._early is not None and self._batch.rows is not ref.accepted:
@@ -258,16 +264,41 @@ class KeyedWrite:
                 return fresh, resolved_batch(handle, accepted, shape, branch, facts)
             return fresh, ResolvedBatch(accepted, None)
         # A live file may hold a key: look the keys up.
+        if self._staged is not None:
+            return None, self._resolved_from_staged()
         if rows_kept:
             # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
             return None, resolved_batch(handle, accepted, shape, branch, facts)
-        from pyspark import StorageLevel
-
-        # A lookup reads the batch several times: keep a copy (the load's counting pass keeps none).
-        kept = accepted.persist(StorageLevel.MEMORY_AND_DISK)
-        resolved = resolved_batch(handle, kept, shape, branch, facts)
+        # A lookup reads the batch several times: computed once here (the caller kept no copy).
+        kept = computed_once(accepted)
+        resolved = resolved_batch(handle, kept.frame, shape, branch, facts)
         resolved.owned.append(kept)
         return None, resolved
+
+    def _use_staged_rows(self) -> bool:
+        """A load that wrote its rows before any lookup, about to read its batch: from here on the
+        batch is the rows written (the source may have changed since). Returns whether it switched."""
+        if self._staged is None or self._from_staged:
+            return False
+        self._batch.release()
+        self._batch = self._resolved_from_staged()
+        self._context = replace(self._context, batch=self._batch.rows)
+        self._scan_keys = functools.cache(lambda: batch_keys(self._batch.rows, self.shape))
+        return True
+
+    def _resolved_from_staged(self) -> ResolvedBatch:
+        """The batch of a load that wrote its rows before any lookup (every key new when it
+        started), read back from the files it wrote: when the table gains some of its keys
+        meanwhile, the lookup works from the rows written, never from a new read of the source."""
+        handle, shape = self.handle, self.shape
+        assert self._staged is not None
+        self._from_staged = True
+        columns = [(c.name, c.spark_type) for c in shape.model.columns]
+        written = plan.written_batch(read_staged_files(handle.iceberg.spark, self._staged, columns), shape)
+        kept = computed_once(written)
+        resolved = resolved_batch(handle, kept.frame, shape, self.branch, self._facts)
+        resolved.owned.append(kept)
+        return resolved
 
     @property
     def deleted_rows(self) -> int:
@@ -288,6 +319,8 @@ class KeyedWrite:
 
     def _look_up(self, table: JavaObject, reused: "list[JavaObject] | NewRowsMeanwhile | None") -> Lookup:
         self.lookups += 1
+        if reused is None:
+            self._use_staged_rows()  # the rows are written again: from the files written, if any
         context = replace(self._context, table=table, lookups=self.lookups)
         if self._fresh is not None:
             known_new = ref_snapshot_id(table, self.branch) == self._fresh.holds_none_at
@@ -295,6 +328,8 @@ class KeyedWrite:
             if found is not None:
                 return found
             self._fresh = None  # the table holds some of the keys now: look them up from here on
+            if self._use_staged_rows():
+                context = replace(self._context, table=table, lookups=self.lookups)
         if reused is self._staged and self._rows_need_lookup:
             reused = None  # written as all-new rows: merged with stored rows, they are written again
         return look_up(context, self._batch.indexed, self._scan_keys, upserts=reused)

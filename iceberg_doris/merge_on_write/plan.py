@@ -378,3 +378,11 @@ def _merge_aggregate(kind: str | None, stored: str, incoming: str, shape: KeyedL
         return f"CASE WHEN {stored_version} IS NULL OR {quote_identifier(version)} >= {stored_version} THEN {incoming} ELSE {stored} END"
     return incoming
 
+
+
+def written_batch(written: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """A batch of new rows as a load wrote them (every table column; one row per key, no delete
+    among them) with the columns a lookup reads besides: no row deletes, the stored sequence value
+    is the row's, and the rows' order does not matter (no key repeats)."""
+    sequence = quote_identifier(shape.sequence_column) if shape.sequence_column else "CAST(NULL AS INT)"
+    return select_sql(written, ["*", f"false AS {DELETE}", f"{sequence} AS {SEQUENCE}", f"monotonically_increasing_id() AS {ORDER}"])

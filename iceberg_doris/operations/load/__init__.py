@@ -170,7 +170,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed_load is not None:
                 committed, deleted = publish_keyed(
-                    keyed_load, counted.accepted(), commit, facts=counts.keys, rows_kept=counted.kept
+                    keyed_load, counted.accepted(), commit, facts=counts.keys, rows_kept=True
                 )
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.engine.computed_once import ComputedOnce, computed_once
 from iceberg_doris.engine.group_counts import count_groups, count_groups_collecting_keys
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.key_index import BatchKeys
@@ -52,19 +54,21 @@ class RowCounts:
 
 @dataclass
 class CountedRows:
-    """The routed rows, persisted unless a keyed load into main (call :meth:`release` when done),
-    with their counts."""
+    """The routed rows, computed once (call :meth:`release` when done), with their counts."""
 
-    frame: "DataFrame"
+    rows: ComputedOnce
     counts: RowCounts
     error_rows_path: str | None
-    kept: bool = True  # the rows are persisted (a keyed load's lookup reads them again from there)
+
+    @property
+    def frame(self) -> "DataFrame":
+        return self.rows.frame
 
     def accepted(self) -> "DataFrame":
         return accepted_rows(self.frame)
 
     def release(self) -> None:
-        self.frame.unpersist()
+        self.rows.release()
 
 
 def accepted_rows(frame: "DataFrame") -> "DataFrame":
@@ -87,19 +91,16 @@ def count_and_check(
     counted, when no auto partition can reroute them: the write's planning and job overlap the
     counting's (the write's task reads the cached rows as the counting job stores them). The load
     discards them if it stops here."""
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     partition = F.col(PARTITION_COLUMN) if PARTITION_COLUMN in routed.frame.columns else F.lit(None).cast("string")
-    frame = routed.frame.withColumn(PARTITION_COLUMN, partition)
-    # A keyed load into an empty main keeps no copy of its rows: its keys are all new, so the rows
-    # are read once more, to be written. Into a table with rows, the lookup reads them several
-    # times: keep them from this pass rather than read the source again. Other loads read the
-    # rows several times too (per temp partition, after auto partitions are planned).
+    # Every later step (the write, the lookups, a second lookup under the commit lock) reads the
+    # rows this pass counts, never the source again: the counts are the rows committed, and a key
+    # is written only as it was looked up, however the source changes meanwhile.
+    rows = computed_once(routed.frame.withColumn(PARTITION_COLUMN, partition))
+    frame = rows.frame
     main_has_rows = current_snapshot_id(handle.table) is not None
-    keep = keyed is None or routed.temporary or main_has_rows
-    frame = frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else frame
-    if early_write is not None and keep and not routed.auto_keys:
+    if early_write is not None and not routed.auto_keys:
         early_write.write_new_rows_early(accepted_rows(frame))
     try:
         # A load the key index decides learns whether a key repeats from the keys it collects:
@@ -111,19 +112,23 @@ def count_and_check(
         index_table = handle.table if keyed is not None and not distinct and request.overwrite is None else None
         counted = count_rows(frame, routed, handle.model, keyed, distinct=distinct, index_table=index_table)
         if not counted.placed:
-            # Rare: route once more over the new partitions; rows that still fit none are rejected.
-            frame.unpersist()
-            rerouted = reroute(counted.routed)
-            frame = rerouted.frame.persist(StorageLevel.MEMORY_AND_DISK) if keep else rerouted.frame
-            counted = count_rows(frame, rerouted, handle.model, keyed, distinct=distinct, index_table=index_table)
+            # Rare: route once more over the new partitions (the rows as counted, not the source
+            # again); rows that still fit none are rejected.
+            rerouted = reroute(dataclasses.replace(counted.routed, frame=frame))
+            first, rows = rows, computed_once(rerouted.frame)
+            frame = rows.frame
+            try:
+                counted = count_rows(frame, rerouted, handle.model, keyed, distinct=distinct, index_table=index_table)
+            finally:
+                first.release()  # the rerouted rows are computed from these: dropped once they are
         error_path = write_rejected(frame, error_location(handle, label)) if counted.filtered else None
         check_filter_ratio(handle, request, counted, error_path)
     except BaseException:
         if early_write is not None:
             early_write.discard_early_rows()
-        frame.unpersist()
+        rows.release()
         raise
-    return CountedRows(frame, counted, error_path, kept=keep)
+    return CountedRows(rows, counted, error_path)
 
 
 def write_rejected(frame: "DataFrame", location: str) -> str:
