@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.faults import crash_point
+from iceberg_doris.engine.iceberg_tables import current_snapshot_id
+from iceberg_doris.engine.source_plans import reads_table
+from iceberg_doris.engine.table_lock import commit_lock
 from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
@@ -46,7 +49,13 @@ from iceberg_doris.operations.load import fresh_bulk
 from iceberg_doris.operations.load.counting import RowCounts, count_and_check
 from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
 from iceberg_doris.operations.load.negative import negated
-from iceberg_doris.operations.load.publish import LoadCommit, publish_keyed, publish_keyed_overwrite, publish_rows
+from iceberg_doris.operations.load.publish import (
+    LoadCommit,
+    TableChangedSinceRead,
+    publish_keyed,
+    publish_keyed_overwrite,
+    publish_rows,
+)
 from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.load.strict_partial import filter_new_keys
 from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count
@@ -74,7 +83,53 @@ def load(spark: "SparkSession", table: str, request: LoadRequest) -> LoadResult:
 
 
 def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> LoadResult:
-    """:func:`load` on a table already opened (INSERT OVERWRITE opens it to check its request)."""
+    """:func:`load` on a table already opened (INSERT OVERWRITE opens it to check its request).
+
+    A keyed load whose source reads the table itself (``UPDATE``, ``DELETE`` on values, ``INSERT
+    INTO t SELECT ... FROM t``, a query or view over it) is a read-modify-write, serialised as
+    Doris serialises them with its table lock: it holds the table's commit lock from its read to
+    its commit, so no iceberg-doris writer commits in between, and commits only if the table is
+    still as it read it; a writer outside iceberg-doris that changed it meanwhile makes it run
+    again (up to :data:`READ_MODIFY_WRITE_ATTEMPTS` times), then fail naming the conflict."""
+    if not reads_its_own_table(spark, handle, request):
+        return load_once(spark, handle, request)
+    operation = f"{request.operation} into"
+    with commit_lock(handle.iceberg, handle.name, operation=operation):
+        for attempt in range(1, READ_MODIFY_WRITE_ATTEMPTS + 1):
+            if attempt > 1:
+                handle = reopen(handle, handle.iceberg.load_table(handle.name))
+            try:
+                return load_once(spark, handle, request, serialised=True)
+            except TableChangedSinceRead:
+                log.info("%s %s: the table changed since the load read it (attempt %d); running it again",
+                         operation, handle.name.qualified, attempt)
+    raise CommitConflictError(
+        f"Cannot {operation} {handle.name.qualified}: the load reads the table it writes, and writers outside "
+        f"iceberg-doris changed the table {READ_MODIFY_WRITE_ATTEMPTS} times while it ran; nothing was committed. "
+        "Run it again."
+    )
+
+
+READ_MODIFY_WRITE_ATTEMPTS = 3
+
+
+def reads_its_own_table(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> bool:
+    """Whether ``request`` is a keyed load into main whose source reads the table it loads into."""
+    if handle.model.keys_model is KeysModel.DUPLICATE or request.temporary_partitions or request.path:
+        return False
+    if request.overwrite is not None:
+        return False
+    try:
+        frame = read_source(spark, source=request.source, query=request.query)
+    except Exception:  # noqa: BLE001 - the load itself reports a source it cannot read, in order
+        return False
+    return reads_table(frame, handle.iceberg.catalog_name, handle.name)
+
+
+def load_once(spark: "SparkSession", handle: DorisTable, request: LoadRequest, *, serialised: bool = False) -> LoadResult:
+    """One attempt of :func:`load_into`. ``serialised``: the caller holds the table's commit lock
+    from before the source is read; the commit fails with :class:`TableChangedSinceRead` unless
+    main is still at the snapshot the load read."""
     started = time.monotonic()
     # Partition names as the table spells them: Doris looks them up case-insensitively.
     request = dataclasses.replace(
@@ -92,6 +147,10 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     repair = check_keys_before(handle, request)
     if repair is not None and repair.snapshot_id is not None:
         handle = reopen(handle, handle.iceberg.load_table(handle.name))
+    # Holding the lock, the source's scan of the table (planned when the rows are first computed)
+    # reads this snapshot or a later one a writer outside the lock made; either way, main must
+    # still be here when the load commits.
+    read_at = current_snapshot_id(handle.table) if serialised else None
     operation, table_name = request.operation, handle.name.qualified
     reading = progress.start(operation, table_name, "read")
     frame = read_source(
@@ -141,7 +200,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
                 writing.count(**logged_counts(fresh.counts))
     if fresh is not None:
         counts, error_rows_path = fresh.counts, fresh.error_rows_path
-        commit = load_commit(label, request, counts, repair)
+        commit = load_commit(label, request, counts, repair, read_at=read_at, serialised=serialised)
         committed, deleted = publish_keyed(
             KeyedLoad(handle, keyed, into_main=True), fresh_bulk.accepted_rows(counts.routed), commit,
             facts=counts.keys, staged=fresh.files,
@@ -165,7 +224,7 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
         try:
             counts, error_rows_path = counted.counts, counted.error_rows_path
             crash_point(request.operation, "rows-counted")
-            commit = load_commit(label, request, counts, repair)
+            commit = load_commit(label, request, counts, repair, read_at=read_at, serialised=serialised)
             if keyed is not None and request.overwrite is not None:
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed_load is not None:
@@ -208,11 +267,15 @@ def logged_counts(counts: RowCounts) -> dict[str, int]:
     return {"loaded_rows": counts.loaded, "filtered_rows": counts.filtered, "unselected_rows": counts.unselected}
 
 
-def load_commit(label: str, request: LoadRequest, counts: RowCounts, repair: KeyRepair | None = None) -> LoadCommit:
+def load_commit(
+    label: str, request: LoadRequest, counts: RowCounts, repair: KeyRepair | None = None,
+    *, read_at: int | None = None, serialised: bool = False,
+) -> LoadCommit:
     return LoadCommit(
         label=label, request=request, routed=counts.routed, touched=counts.touched,
         counts=(counts.loaded, counts.filtered, counts.unselected),
         keys_checked=repair.checked_up_to if repair is not None else None,
+        read_at=read_at, read_checked=serialised,
     )
 
 

@@ -17,7 +17,7 @@ from iceberg_doris.engine.commit import Committed, commit_atomically
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, all_files, files_matching, stage_append, stage_replacement
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.iceberg_tables import stage_model, stage_properties
+from iceberg_doris.engine.iceberg_tables import current_snapshot_id, stage_model, stage_properties
 from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.loading import TargetColumn
@@ -42,6 +42,11 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
+class TableChangedSinceRead(Exception):
+    """A read-modify-write load found main changed (by a writer outside iceberg-doris) since its
+    source read it: it commits nothing, and runs again."""
+
+
 @dataclass(frozen=True)
 class LoadCommit:
     """What a load publishes, besides its rows."""
@@ -52,6 +57,10 @@ class LoadCommit:
     touched: list[str]  # partitions (temp partitions for a temp load) that receive rows
     counts: tuple[int, int, int]  # loaded, filtered, unselected
     keys_checked: int | None = None  # the snapshot up to which other writers' commits were checked (keyed loads)
+    # A read-modify-write (read_checked): the snapshot of main its source read, where main must
+    # still be when it commits (None: main had no snapshot).
+    read_at: int | None = None
+    read_checked: bool = False
 
     def summary(self) -> dict[str, str]:
         loaded, filtered, unselected = self.counts
@@ -74,6 +83,8 @@ class LoadCommit:
 def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: JavaObject, commit: LoadCommit) -> DorisTable:
     """Checks the label (and a stream's batch) on the table the commit builds on and stages the
     load's new partitions (and the stream's new mark); returns the table reopened as committed to."""
+    if commit.read_checked and current_snapshot_id(table) != commit.read_at:
+        raise TableChangedSinceRead(handle.name.qualified)
     fresh = reopen(handle, table)
     if commit.request.stream_batch is not None:
         # In the same commit as the rows: a replay of this batch finds the mark whatever happens after.

@@ -1,0 +1,64 @@
+"""One process of the counter test: ``python -m tests.concurrency.counter create <spec.json>``
+creates the table with its one row (k = 1, n = 0); ``... count <spec.json> <n>``: counter ``n``, its
+own Spark driver, runs ``UPDATE <table> SET n = n + 1 WHERE k = 1`` (Spark's own statement, run as a
+Doris load) in a few threads, once every process is ready, and prints one ``RESULT {...}`` line
+per statement. Doris serialises UPDATEs on a table, so N processes x M increments must add N x M.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+GO_WAIT_SECONDS = 900
+
+
+def main(argv: list[str]) -> int:
+    import iceberg_doris
+
+    mode, spec_path = argv[0], Path(argv[1])
+    spec = json.loads(spec_path.read_text())
+    spark = iceberg_doris.session(home=spec["home"], catalog_uri=spec.get("catalog_uri"), warehouse=spec.get("warehouse"))
+    if mode == "create":
+        from iceberg_doris import doris
+
+        table = spec["table"]
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {table.split('.')[0]}")
+        doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+        doris.load(spark, table=table, query="SELECT 1 AS k, 0L AS n")
+        spark.stop()
+        return 0
+    number = int(argv[2])
+    folder = spec_path.parent
+    (folder / f"ready-{number}").touch()
+    deadline = time.monotonic() + GO_WAIT_SECONDS
+    while not (folder / "go").exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"counter {number}: no go file after {GO_WAIT_SECONDS} s")
+        time.sleep(0.05)
+    printing = threading.Lock()
+
+    def run() -> None:
+        for _ in range(spec["increments"]):
+            result: dict[str, object] = {"ok": True}
+            try:
+                spark.sql(f"UPDATE {spec['table']} SET n = n + 1 WHERE k = 1")
+            except Exception as error:  # noqa: BLE001 - every failure is reported to the test
+                result = {"ok": False, "error": f"{type(error).__name__}: {error}"[:2000]}
+            with printing:
+                print("RESULT " + json.dumps(result), flush=True)
+
+    workers = [threading.Thread(target=run) for _ in range(spec["threads"])]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
