@@ -104,7 +104,9 @@ def check(spark: "SparkSession", table: str) -> list[Finding]:
 def _revived_keys(spark: "SparkSession", handle: DorisTable, unchecked: UncheckedCommits) -> Finding:
     model = handle.model
     if model.keys_model is not KeysModel.UNIQUE or not model.sequence_column:
-        return Finding(REVIVED_KEYS, NOT_APPLICABLE, 0, "only a UNIQUE KEY table with a sequence column orders a key's versions by it")
+        return Finding(
+            REVIVED_KEYS, NOT_APPLICABLE, 0, "only a UNIQUE KEY table with a sequence column orders a key's versions by it",
+        )
     if unchecked.head is None:
         return Finding(REVIVED_KEYS, OK, 0, "the table holds no rows")
     frame = read_at_snapshot(spark, handle.name, handle.table, unchecked.head)
@@ -113,8 +115,9 @@ def _revived_keys(spark: "SparkSession", handle: DorisTable, unchecked: Unchecke
         rows = older.count()
         if not rows:
             return Finding(REVIVED_KEYS, OK, 0, "no live row is older by its sequence value than a deleted version of its key")
-        keys = older.select(*[quote_identifier(k) for k in model.key_columns]).distinct().count()
-        examples = older.select(*[quote_identifier(k) for k in model.key_columns], LIVE_SEQUENCE, DELETED_SEQUENCE).limit(EXAMPLES).collect()
+        key_columns = [quote_identifier(k) for k in model.key_columns]
+        keys = older.select(*key_columns).distinct().count()
+        examples = older.select(*key_columns, LIVE_SEQUENCE, DELETED_SEQUENCE).limit(EXAMPLES).collect()
         # Only the rows in files that commits not checked yet added are what the next keyed load
         # looks at; a row a check has passed (or one iceberg-doris wrote) stays until deleted again.
         pending = live_files_added_by(handle.table, unchecked.commits, unchecked.head) if unchecked.commits else []
@@ -125,17 +128,17 @@ def _revived_keys(spark: "SparkSession", handle: DorisTable, unchecked: Unchecke
     shown = "; ".join(_older_text(model.key_columns, column, row) for row in examples)
     found = (
         f"{keys} key(s) have a live row with a smaller {column} than a deleted version of the key, a tombstone "
-        f"or a replaced row (e.g. {shown}), written by a writer outside iceberg-doris; by Doris's rule that row "
-        "never replaced the deleted one"
+        f"or a replaced row (e.g. {shown}), left by a writer outside iceberg-doris; by Doris's rule such a row "
+        "never replaces the deleted one"
     )
     if not left:
-        return Finding(REVIVED_KEYS, PENDING, keys, found + "; the next doris.load into the table marks it deleted")
+        return Finding(REVIVED_KEYS, PENDING, keys, found + "; the next doris.load into the table marks them deleted")
     return Finding(
         REVIVED_KEYS, VIOLATION, keys,
-        found + f". {left} such row(s) are not in a file that a commit not checked yet added, so no load repairs them "
-        f"(a check has passed them, or iceberg-doris wrote them before the newer version was deleted): delete the key again with a "
-        f"{column} at least the deleted version's (doris.load with merge_type => 'DELETE'; doris.delete reuses the "
-        "row's own value, which loses), or load the row again with such a value",
+        found + f". {left} such row(s) are not in a file that a commit not checked yet added, so no load repairs "
+        "them (a check has passed them, or iceberg-doris wrote them and another writer deleted the newer version): "
+        f"delete the key again with a {column} at least the deleted version's (doris.load with merge_type => "
+        "'DELETE'; doris.delete reuses the row's own value, which loses), or load the row again with such a value",
     )
 
 

@@ -37,33 +37,35 @@ def sequence_table(spark, table: str) -> None:
 def test_a_key_a_plain_insert_brings_back_past_its_tombstone_is_reported_then_deleted(spark, namespace, py_catalog):
     table = f"{namespace}.revived"
     sequence_table(spark, table)
-    # Key 1 deleted at sequence 1000: its tombstone is written and deleted in the same commit.
-    doris.load(spark, table=table, query="SELECT 1 AS k, 'a' AS v, 1000 AS s", merge_type="DELETE")
+    # Keys 1 and 2 deleted at sequence 1000 and 5: each tombstone is written and deleted in the same commit.
+    doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 'a', 1000), (2, 'b', 5) AS t(k, v, s)", merge_type="DELETE")
     assert findings(spark, table)[REVIVED_KEYS] == ("OK", 0)
-    # The session's statement rule is off: Spark's INSERT is a plain Iceberg append.
+    # The session's statement rule is off: Spark's INSERT is a plain Iceberg append. A NULL
+    # sequence value is below every value (Doris's rule), so key 2's row is older than its tombstone.
     assert spark.conf.get("spark.doris.sparkStatements.enabled") == "false"
-    spark.sql(f"INSERT INTO {table} VALUES (1, 'back', 10)")
-    assert readers_agree(spark, py_catalog, table) == [(1, "back", 10), (2, "b", 5)]  # what every reader sees now
+    spark.sql(f"INSERT INTO {table} VALUES (1, 'back', 10), (2, 'null', NULL)")
+    assert readers_agree(spark, py_catalog, table) == [(1, "back", 10), (2, "null", None)]  # what every reader sees now
 
     before = len(snapshots(spark, table))
     assert findings(spark, table) == {
-        "repeated_keys": ("OK", 0), "unchecked_commits": ("PENDING", 1), REVIVED_KEYS: ("PENDING", 1),
+        "repeated_keys": ("OK", 0), "unchecked_commits": ("PENDING", 1), REVIVED_KEYS: ("PENDING", 2),
         "dropped_tombstones": ("OK", 0),
     }
-    assert "k=1: live s=10 < deleted s=1000" in detail(spark, table, REVIVED_KEYS)
+    text = detail(spark, table, REVIVED_KEYS)
+    assert "k=1: live s=10 < deleted s=1000" in text and "k=2: live s=None < deleted s=5" in text
     assert len(snapshots(spark, table)) == before  # check changes nothing
 
-    # The next keyed load applies Doris's rule first: the row loses to the tombstone.
+    # The next keyed load applies Doris's rule first: the rows lose to the tombstones.
     result = doris.load(spark, table=table, query="SELECT 3 AS k, 'c' AS v, 1 AS s")[0]
-    assert result.repaired_keys == 1
+    assert result.repaired_keys == 2
     repair = snapshots(spark, table)[-2][1]
-    assert (repair["doris.operation"], repair["doris.repaired-keys"], repair["doris.deleted-rows"]) == ("repair keys", "1", "1")
-    assert readers_agree(spark, py_catalog, table) == [(2, "b", 5), (3, "c", 1)]
+    assert (repair["doris.operation"], repair["doris.repaired-keys"], repair["doris.deleted-rows"]) == ("repair keys", "2", "2")
+    assert readers_agree(spark, py_catalog, table) == [(3, "c", 1)]
     assert findings(spark, table)[REVIVED_KEYS] == ("OK", 0)
     # The key stays deleted for an older row; a newer one (by sequence) brings it back, as in Doris.
     doris.load(spark, table=table, query="SELECT 1 AS k, 'old' AS v, 999 AS s")
     doris.load(spark, table=table, query="SELECT 1 AS k, 'new' AS v, 1000 AS s")
-    assert readers_agree(spark, py_catalog, table) == [(1, "new", 1000), (2, "b", 5), (3, "c", 1)]
+    assert readers_agree(spark, py_catalog, table) == [(1, "new", 1000), (3, "c", 1)]
     assert findings(spark, table)[REVIVED_KEYS] == ("OK", 0)
 
 
