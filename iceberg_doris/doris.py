@@ -200,9 +200,9 @@ def check(
     *,
     table: str,
 ) -> list[Row]:
-    """Reports keys with more than one live row, unchecked commits of other writers and lost tombstones; changes nothing.
+    """Reports keys with more than one live row, keys brought back past a tombstone, unchecked commits of other writers and lost tombstones; changes nothing.
 
-    One row per check: repeated_keys (unique/aggregate keys with more than one live row, e.g. from a plain Spark INSERT or a pyiceberg append; the next doris.load repairs them by Doris's rule), unchecked_commits (commits not made by iceberg-doris since the last keyed load), dropped_tombstones (a sequence table's rewrites by other writers, e.g. Iceberg's rewrite_data_files, that dropped deleted rows). Status is OK, VIOLATION, PENDING (the next keyed load handles it) or NOT APPLICABLE.
+    One row per check: repeated_keys (unique/aggregate keys with more than one live row, e.g. from a plain Spark INSERT or a pyiceberg append; the next doris.load repairs them by Doris's rule), unchecked_commits (commits not made by iceberg-doris since the last keyed load), revived_keys (on a sequence table, keys whose live row has a smaller sequence value than a deleted version of the key, e.g. a tombstone, so a deleted key is back; PENDING when the next keyed load marks those rows deleted, VIOLATION when no load will: delete the key again with a sequence value at least the deleted one's), dropped_tombstones (a sequence table's rewrites by other writers, e.g. Iceberg's rewrite_data_files, that dropped deleted rows). Status is OK, VIOLATION, PENDING (the next keyed load handles it) or NOT APPLICABLE.
 
     SQL: CALL doris.check(table string)
 

@@ -1,11 +1,14 @@
-"""Repairing keys that writers outside iceberg-doris stored twice, as one commit of its own.
+"""Repairing keys that writers outside iceberg-doris stored twice, or on a sequence table brought
+back past a tombstone, as one commit of its own.
 
 Writers that do not know a table's key (a plain Spark ``INSERT`` without the extension, a pyiceberg
 ``append``, another engine) cannot be stopped, so a keyed load looks for what they did before it
 runs: the commits of main without ``doris.operation`` in their summary since the last check
 (:mod:`iceberg_doris.engine.foreign_commits`). Only the keys of the data files they added, still
 live, can have a second live row; those keys' live rows are read and, where a key has several,
-Doris's rule is applied (:mod:`iceberg_doris.merge_on_write.repair`). The repair is its own
+Doris's rule is applied (:mod:`iceberg_doris.merge_on_write.repair`). On a sequence table the
+live rows of those files whose sequence value is smaller than a deleted version's of their key
+(a tombstone, a replaced row) lose too, as they would have in a keyed load. The repair is its own
 commit (``doris.operation = repair keys``, ``doris.repaired-keys``), made before the load; the
 load's own commit then records the snapshot it checked up to (``doris.keys-checked``), so the
 files are checked once.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.commit import Committed, commit_atomically
 from iceberg_doris.engine.foreign_commits import UncheckedCommits, live_files_added_by, unchecked_foreign_commits
 from iceberg_doris.engine.iceberg_java import JavaObject
@@ -29,7 +33,7 @@ from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.engine.staged_writes import discard_staged_files, stage_data_files
 from iceberg_doris.merge_on_write.plan import FILE
-from iceberg_doris.merge_on_write.repair import Repair, plan_repair, rows_of_keys_in
+from iceberg_doris.merge_on_write.repair import Repair, plan_repair, rows_of_keys_in, rows_older_than_deleted_versions
 from iceberg_doris.operations import progress
 from iceberg_doris.operations.tables import DorisTable
 from iceberg_doris.table_model import snapshot_summary
@@ -63,20 +67,29 @@ def repair_foreign_writes(handle: DorisTable) -> KeyRepair:
     files = live_files_added_by(table, unchecked.commits, unchecked.head)
     if not files:
         return KeyRepair(unchecked.head, len(unchecked.commits), 0)
+    model = handle.model
     with progress.phase(OPERATION, name, "lookup") as looking_up:
-        rows = rows_of_keys_in(read_at_snapshot(handle.iceberg.spark, handle.name, table, unchecked.head), handle.model, files)
-        rows = rows.cache()
+        frame = read_at_snapshot(handle.iceberg.spark, handle.name, table, unchecked.head)
+        rows = rows_of_keys_in(frame, model, files).cache()
+        # On a sequence table a foreign row can also lose to a deleted version of its key (a
+        # tombstone): a keyed load would have discarded it, so it is marked deleted too.
+        older = None
+        if model.keys_model is KeysModel.UNIQUE and model.sequence_column:
+            older = rows_older_than_deleted_versions(frame, model, files).cache()
         try:
             data_files, existing = live_files(table, snapshot_id=unchecked.head)
             holding = [r[0] for r in rows.select(FILE).distinct().collect()]
-            repair = plan_repair(rows, handle.model, file_order_column(data_files, FILE, holding)) if holding else None
+            order = file_order_column(data_files, FILE, holding) if holding else None
+            repair = plan_repair(rows, model, order, older)
             added = []
-            if repair is not None and repair.merged_rows is not None and repair.keys:
+            if repair.merged_rows is not None and repair.keys:
                 added = stage_data_files(handle.iceberg, handle.name, repair.merged_rows, table=table)
         finally:
             rows.unpersist()
-        looking_up.count(keys=repair.keys if repair else 0, files=len(files))
-    if repair is None or not repair.keys:
+            if older is not None:
+                older.unpersist()
+        looking_up.count(keys=repair.keys, files=len(files))
+    if not repair.keys:
         return KeyRepair(unchecked.head, len(unchecked.commits), 0)
     try:
         committed = _commit(handle, table, unchecked, repair, data_files, existing, added)
@@ -85,8 +98,9 @@ def repair_foreign_writes(handle: DorisTable) -> KeyRepair:
         raise
     snapshot_id = committed.snapshot_id()
     log.warning(
-        "%s: %d key(s) had more than one live row, written by %d commit(s) not made by iceberg-doris "
-        "(a plain Spark INSERT or pyiceberg append?); repaired by Doris's rule in snapshot %s",
+        "%s: %d key(s) had more than one live row, or on a sequence table a live row older than a deleted version "
+        "of the key, written by %d commit(s) not made by iceberg-doris (a plain Spark INSERT or pyiceberg append?); "
+        "repaired by Doris's rule in snapshot %s",
         name, repair.keys, len(unchecked.commits), snapshot_id,
     )
     return KeyRepair(snapshot_id, len(unchecked.commits), repair.keys, repair.deleted_rows, snapshot_id)

@@ -16,17 +16,23 @@ if TYPE_CHECKING:
 @register
 class CheckProcedure(Procedure):
     name = "check"
-    summary = "Reports keys with more than one live row, unchecked commits of other writers and lost tombstones; changes nothing."
+    summary = (
+        "Reports keys with more than one live row, keys brought back past a tombstone, unchecked commits of other "
+        "writers and lost tombstones; changes nothing."
+    )
     details = (
         "One row per check: repeated_keys (unique/aggregate keys with more than one live row, e.g. from a plain "
         "Spark INSERT or a pyiceberg append; the next doris.load repairs them by Doris's rule), unchecked_commits "
-        "(commits not made by iceberg-doris since the last keyed load), dropped_tombstones (a sequence table's "
+        "(commits not made by iceberg-doris since the last keyed load), revived_keys (on a sequence table, keys whose live "
+        "row has a smaller sequence value than a deleted version of the key, e.g. a tombstone, so a deleted key is "
+        "back; PENDING when the next keyed load marks those rows deleted, VIOLATION when no load will: delete the key "
+        "again with a sequence value at least the deleted one's), dropped_tombstones (a sequence table's "
         "rewrites by other writers, e.g. Iceberg's rewrite_data_files, that dropped deleted rows). Status is OK, "
         "VIOLATION, PENDING (the next keyed load handles it) or NOT APPLICABLE."
     )
     parameters = (Parameter("table", STRING, required=True, description="db.tbl"),)
     output = (
-        OutputColumn("check", "string", "repeated_keys, unchecked_commits or dropped_tombstones."),
+        OutputColumn("check", "string", "repeated_keys, unchecked_commits, revived_keys or dropped_tombstones."),
         OutputColumn("status", "string", "OK, VIOLATION, PENDING or NOT APPLICABLE."),
         OutputColumn("count", "bigint", "Keys or snapshots found."),
         OutputColumn("detail", "string"),

@@ -26,7 +26,8 @@ def table(spark, ns):
 def test_positional_arguments(spark, table):
     rows = {r[0]: (r[1], r[2]) for r in call(spark, f"CALL doris.check('{table}')")}
     assert rows == {
-        "repeated_keys": ("OK", 0), "unchecked_commits": ("OK", 0), "dropped_tombstones": ("NOT APPLICABLE", 0),
+        "repeated_keys": ("OK", 0), "unchecked_commits": ("OK", 0), "revived_keys": ("NOT APPLICABLE", 0),
+        "dropped_tombstones": ("NOT APPLICABLE", 0),
     }
 
 
