@@ -91,3 +91,13 @@ def select_sql(frame: "DataFrame", expressions: Sequence[str]) -> "DataFrame":
     # PySpark's exception handler (installed on py4j) raises Spark's errors as its own, as selectExpr does
     jdf = frame._jdf.selectExpr(parts)
     return DataFrame(jdf, frame.sparkSession)
+
+
+def as_doris_reads(frame: "DataFrame") -> "DataFrame":
+    """``frame`` (a load's source) with integer arithmetic that fails on overflow instead of
+    wrapping, and without the NOT NULL assertions of Spark's INSERT (the load's checks filter
+    those rows in Doris's words): see ``jvm/.../LoadSources.java``."""
+    from pyspark.sql import DataFrame
+
+    spark = frame.sparkSession
+    return DataFrame(spark.sparkContext._jvm.io.icebergdoris.spark.LoadSources.asDorisReads(frame._jdf), spark)

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
-from iceberg_doris.engine.spark_runtime import check_expression_syntax, select_sql
+from iceberg_doris.engine.spark_runtime import as_doris_reads, check_expression_syntax, select_sql
 from iceberg_doris.errors import LoadError
 from iceberg_doris.loading.column_mapping import ColumnMapping
 from iceberg_doris.loading.source import MALFORMED_COLUMN, source_info, spark_error_message
@@ -147,8 +147,9 @@ def prepare_rows(
     resolved = _resolve(frame, targets, mapping, used_by)
     spark_types = [_spark_type(target) for target in targets]
 
-    # Stage 1: the raw value of each supplied column next to its conversion.
-    scope = resolved.scope
+    # Stage 1: the raw value of each supplied column next to its conversion. The mapping's
+    # integer arithmetic fails on overflow, as the source's does (see read_source), never wraps.
+    scope = as_doris_reads(resolved.scope) if mapping is not None else resolved.scope
     raw_names = {index: f"__doris_src{index}" for index in resolved.sources}
     # Mapped names that are not table columns matter only to where and extra: carry just those
     # (a mapping of 10,000 source columns must not cost 10,000 columns in every later projection).
@@ -483,6 +484,12 @@ def _conversion_sql(source: str, source_type: Any, target_type: Any) -> str:
         return f"from_json({source}, '{target_sql}')"
     if target_kind == "StringType" and source_kind in ("ArrayType", "MapType", "StructType"):
         return f"to_json({source})"
+    if source_kind in ("ArrayType", "MapType", "StructType"):
+        # A JSON array or object where the column holds one value: its JSON text converted as any
+        # text is (Doris reads the nested value as text), so a row it does not fit is filtered.
+        from pyspark.sql.types import StringType
+
+        return _conversion_sql(f"to_json({source})", StringType(), target_type)
     return f"try_cast({source} AS {target_sql})"
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl.sql_text import quote_identifier
-from iceberg_doris.engine.spark_runtime import data_files_at, select_sql, statement_kind
+from iceberg_doris.engine.spark_runtime import as_doris_reads, data_files_at, select_sql, statement_kind
 from iceberg_doris.errors import LoadError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -140,15 +140,15 @@ def read_source(
     if source is not None:
         from pyspark.sql import DataFrame
 
+        if isinstance(source, str):
+            source = _read_table(spark, source)  # Spark's INSERT hands its rows over as a view too
         if isinstance(source, DataFrame):
             if source.isStreaming:
                 raise LoadError(STREAMING_SOURCE_MESSAGE)
-            return source
-        if isinstance(source, str):
-            return _read_table(spark, source)
+            return as_doris_reads(source)
         raise LoadError(f"source must be a table or view name or a DataFrame, got {type(source).__name__}")
     if query is not None:
-        return _read_query(spark, query)
+        return as_doris_reads(_read_query(spark, query))
     return _read_files(spark, path, format, options or {})
 
 

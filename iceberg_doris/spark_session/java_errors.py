@@ -145,11 +145,23 @@ def _storage_full(cause: JavaCause, what: str) -> DorisError:
     )
 
 
+ARITHMETIC_OVERFLOW = "[ARITHMETIC_OVERFLOW]"
+
+
 def _query_value(cause: JavaCause, what: str) -> DorisError:
     if (cause.sql_state or "").startswith(USER_RAISED_SQL_STATE_CLASS):
         return QueryValueError(
             f"{what} failed: the query raised an error ({_first_line(cause.message)}); {NOTHING_COMMITTED}. "
             "An assert_true or raise_error in the query or its expressions fired: fix the data or the condition"
+            + _context(cause)
+        )
+    if cause.message.startswith(ARITHMETIC_OVERFLOW):
+        # Loads make their source's integer arithmetic fail on overflow (LoadSources.asDorisReads).
+        return QueryValueError(
+            f"{what} failed: integer arithmetic in the load's source overflowed ({_first_line(cause.message)}); "
+            f"{NOTHING_COMMITTED}. Doris computes it in the next wider type (BIGINT + BIGINT is LARGEINT) and filters "
+            "a result outside the column's range; iceberg-doris fails the load rather than store a wrapped value. "
+            "Compute it in a wider type: cast an operand to DECIMAL(38, 0), e.g. CAST(a AS DECIMAL(38, 0)) + b"
             + _context(cause)
         )
     return QueryValueError(
