@@ -64,9 +64,14 @@ public final class LoadSources {
   }
 
   static Expression failingOnOverflow(Expression expression) {
+    return withEvalMode(expression, EvalMode$.MODULE$.ANSI());
+  }
+
+  /** An arithmetic node like {@code expression}, evaluated in {@code mode} (EvalMode.LEGACY, ANSI, TRY). */
+  static Expression withEvalMode(Expression expression, Enumeration.Value mode) {
     Object[] arguments = constructorArguments(expression);
-    Object mode = arguments[arguments.length - 1];
-    arguments[arguments.length - 1] = mode instanceof Enumeration.Value ? EvalMode$.MODULE$.ANSI() : ansiContext(mode);
+    Object current = arguments[arguments.length - 1];
+    arguments[arguments.length - 1] = current instanceof Enumeration.Value ? mode : contextWith(current, mode);
     return (Expression) expression.makeCopy(arguments);
   }
 
@@ -91,15 +96,15 @@ public final class LoadSources {
     return mode == EvalMode$.MODULE$.ANSI();
   }
 
-  /** Spark 4.1's NumericEvalContext(ANSI, the context's own allowDecimalPrecisionLoss). */
-  private static Object ansiContext(Object context) {
+  /** Spark 4.1's NumericEvalContext(mode, the context's own allowDecimalPrecisionLoss). */
+  private static Object contextWith(Object context, Enumeration.Value mode) {
     try {
       Class<?> companion = Class.forName(context.getClass().getName() + "$");
       Object module = companion.getField("MODULE$").get(null);
       Method apply = companion.getMethod("apply", Enumeration.Value.class, boolean.class);
-      return apply.invoke(module, EvalMode$.MODULE$.ANSI(), invoke(context, "allowDecimalPrecisionLoss"));
+      return apply.invoke(module, mode, invoke(context, "allowDecimalPrecisionLoss"));
     } catch (ReflectiveOperationException unexpected) {
-      throw new IllegalStateException("cannot make " + context.getClass().getName() + " ANSI", unexpected);
+      throw new IllegalStateException("cannot set the evaluation mode of " + context.getClass().getName(), unexpected);
     }
   }
 
