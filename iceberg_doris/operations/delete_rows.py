@@ -72,15 +72,21 @@ def _delete_keys(
 ) -> DeleteResult:
     """Unique keys: a DELETE load of the matching live rows (whole rows, so each tombstone carries
     the deleted row's sequence value and NOT NULL values)."""
-    snapshot_id = current_snapshot_id(handle.table)
-    if snapshot_id is None:
-        source = spark.table(handle.name.sql).limit(0)
-    else:
-        source = _rows(spark, handle, snapshot_id, scope, where)
-    loaded = load_into(spark, handle, LoadRequest(
-        source=source, partitions=request.partitions, label=label, merge_type=MergeType.DELETE,
-        origin=LoadOrigin(operation=OPERATION),
-    ))
+
+    def delete_load(table: DorisTable) -> LoadRequest:
+        snapshot_id = current_snapshot_id(table.table)
+        if snapshot_id is None:
+            source = spark.table(table.name.sql).limit(0)
+        else:
+            source = _rows(spark, table, snapshot_id, scope, where)
+        return LoadRequest(
+            source=source, partitions=request.partitions, label=label, merge_type=MergeType.DELETE,
+            origin=LoadOrigin(operation=OPERATION),
+        )
+
+    # The rows matching ``where`` are read from the table as it is once the delete holds its lock
+    # (a read-modify-write, see load_into), and read again if it must run again.
+    loaded = load_into(spark, handle, delete_load(handle), reread=delete_load)
     return DeleteResult(
         label=label, snapshot_id=loaded.snapshot_id, deleted_rows=loaded.deleted_rows,
         elapsed_ms=int((time.monotonic() - started) * 1000),

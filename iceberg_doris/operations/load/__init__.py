@@ -21,6 +21,7 @@ import dataclasses
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
@@ -82,7 +83,10 @@ def load(spark: "SparkSession", table: str, request: LoadRequest) -> LoadResult:
     return load_into(spark, open_table(spark, table), request)
 
 
-def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> LoadResult:
+def load_into(
+    spark: "SparkSession", handle: DorisTable, request: LoadRequest,
+    *, reread: "Callable[[DorisTable], LoadRequest] | None" = None,
+) -> LoadResult:
     """:func:`load` on a table already opened (INSERT OVERWRITE opens it to check its request).
 
     A keyed load whose source reads the table itself (``UPDATE``, ``DELETE`` on values, ``INSERT
@@ -90,14 +94,19 @@ def load_into(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -
     Doris serialises them with its table lock: it holds the table's commit lock from its read to
     its commit, so no iceberg-doris writer commits in between, and commits only if the table is
     still as it read it; a writer outside iceberg-doris that changed it meanwhile makes it run
-    again (up to :data:`READ_MODIFY_WRITE_ATTEMPTS` times), then fail naming the conflict."""
+    again (up to :data:`READ_MODIFY_WRITE_ATTEMPTS` times), then fail naming the conflict.
+
+    ``reread``: how the request reads the table as it is (a source pinned to a snapshot, as
+    ``doris.delete``'s), called holding the lock before each attempt."""
     if not reads_its_own_table(spark, handle, request):
         return load_once(spark, handle, request)
     operation = f"{request.operation} into"
     with commit_lock(handle.iceberg, handle.name, operation=operation):
         for attempt in range(1, READ_MODIFY_WRITE_ATTEMPTS + 1):
-            if attempt > 1:
+            if attempt > 1 or reread is not None:
                 handle = reopen(handle, handle.iceberg.load_table(handle.name))
+            if reread is not None:
+                request = reread(handle)
             try:
                 return load_once(spark, handle, request, serialised=True)
             except TableChangedSinceRead:
