@@ -85,7 +85,8 @@ class Journal:
 class TableCheck:
     """The checker's progress on one table."""
 
-    name: str
+    name: str  # as the writers call it: seq or plain
+    qualified: str  # namespace.name
     base: int  # the snapshot the setup committed; the writers' history starts after it
     checked: set[int] = field(default_factory=set)
     checks: int = 0
@@ -108,7 +109,7 @@ class Checker:
 
     def history(self, table: TableCheck) -> list[int]:
         """Main's snapshots after the setup's, oldest first."""
-        metadata = self.py_catalog.load_table(f"{NAMESPACE}.{table.name}").metadata
+        metadata = self.py_catalog.load_table(table.qualified).metadata
         chain, snapshot = [], metadata.current_snapshot()
         while snapshot is not None and snapshot.snapshot_id != table.base:
             chain.append(snapshot.snapshot_id)
@@ -155,7 +156,7 @@ class Checker:
         return rows, dict(increments)
 
     def check_snapshot(self, table: TableCheck, snapshot_id: int, lineage: set[int]) -> None:
-        qualified = f"{NAMESPACE}.{table.name}"
+        qualified = table.qualified
         spark_rows = [tuple(r) for r in self.spark.sql(f"SELECT k, v, n, s FROM {qualified} VERSION AS OF {snapshot_id}").collect()]
         arrow = self.py_catalog.load_table(qualified).scan(snapshot_id=snapshot_id, selected_fields=("k", "v", "n", "s")).to_arrow()
         py_rows = [(r["k"], r["v"], r["n"], r["s"]) for r in arrow.to_pylist()]
@@ -180,7 +181,7 @@ class Checker:
 
     def check_labels(self, table: TableCheck) -> None:
         """At the end: labels against every snapshot of the table, branches included."""
-        metadata = self.py_catalog.load_table(f"{NAMESPACE}.{table.name}").metadata
+        metadata = self.py_catalog.load_table(table.qualified).metadata
         in_snapshots = Counter(s.summary.get("doris.label") for s in metadata.snapshots if s.summary and s.summary.get("doris.label"))
         main = set(self.history(table))
         committed: Counter[str] = Counter()
@@ -208,44 +209,51 @@ def emit(record: dict[str, Any], out: Any) -> None:
         out.flush()
 
 
-def setup(spark: Any, writers: int) -> dict[str, int]:
-    """Creates both tables with the counters and every writer's initial rows; returns each
-    table's snapshot after the setup."""
+def setup(spark: Any, namespace: str, writers: int) -> dict[str, TableCheck]:
+    """Creates both tables with the counters and every writer's initial rows."""
     from iceberg_doris import doris
 
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {NAMESPACE}")
-    bases = {}
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {namespace}")
+    tables = {}
     for table in TABLES:
-        doris.create_table(spark, ddl=soak_writer.ddl(NAMESPACE, table, writers))
+        doris.create_table(spark, ddl=soak_writer.ddl(namespace, table, writers))
         rows = soak_writer.initial_counters()
         for number in range(writers):
             rows |= soak_writer.initial_rows(number)
         values = ", ".join(f"({k}, '{v}', {n}L, {s}L)" for k, (v, n, s) in sorted(rows.items()))
-        result = doris.load(spark, table=f"{NAMESPACE}.{table}", label=SETUP_LABEL, query=f"SELECT * FROM VALUES {values} AS t(k, v, n, s)")
-        bases[table] = result[0]["snapshot_id"]
-    return bases
+        result = doris.load(spark, table=f"{namespace}.{table}", label=SETUP_LABEL, query=f"SELECT * FROM VALUES {values} AS t(k, v, n, s)")
+        tables[table] = TableCheck(table, f"{namespace}.{table}", result[0]["snapshot_id"])
+    return tables
 
 
-def soak_catalog(catalog: str, args: argparse.Namespace, folder: Path, out: Any, log: Any) -> dict[str, Any]:
-    """One soak run on one catalog; returns its summary."""
+def soak_catalog(
+    catalog: str, args: argparse.Namespace, folder: Path, out: Any, log: Any,
+    *, spark: Any = None, place: dict[str, str | None] | None = None, namespace: str = NAMESPACE,
+) -> dict[str, Any]:
+    """One soak run on one catalog; returns its summary. ``spark`` and ``place`` (home,
+    catalog_uri, warehouse): a session already on that catalog to check with (the smoke test's),
+    instead of a new session on a new catalog in ``folder``."""
     import iceberg_doris
 
+    spark_conf = {"spark.driver.memory": DRIVER_MEMORY}
     with ExitStack() as stack:
-        place: dict[str, str | None] = {"home": str(folder / "home"), "catalog_uri": None, "warehouse": None}
-        if catalog == "postgresql":
-            from tests.support.postgres_server import postgres_server
+        if place is None:
+            place = {"home": str(folder / "home"), "catalog_uri": None, "warehouse": None}
+            if catalog == "postgresql":
+                from tests.support.postgres_server import postgres_server
 
-            place["catalog_uri"] = stack.enter_context(postgres_server())
-            place["warehouse"] = str(folder / "warehouse")
-        spark_conf = {"spark.driver.memory": DRIVER_MEMORY}
-        log(f"{catalog}: starting the checker's Spark session and creating the tables")
-        spark = iceberg_doris.session(home=place["home"], catalog_uri=place["catalog_uri"], warehouse=place["warehouse"],
-                                      conf=spark_conf, progress=False)
-        spark.sparkContext.setLogLevel("ERROR")
-        stack.callback(spark.stop)
-        bases = setup(spark, args.processes)
+                place["catalog_uri"] = stack.enter_context(postgres_server())
+                place["warehouse"] = str(folder / "warehouse")
+        if spark is None:
+            log(f"{catalog}: starting the checker's Spark session")
+            spark = iceberg_doris.session(home=place["home"], catalog_uri=place["catalog_uri"], warehouse=place["warehouse"],
+                                          conf=spark_conf, progress=False)
+            spark.sparkContext.setLogLevel("ERROR")
+            stack.callback(spark.stop)
+        log(f"{catalog}: creating the tables in {namespace}")
+        tables = setup(spark, namespace, args.processes)
         py_catalog = iceberg_doris.catalog(home=place["home"], catalog_uri=place["catalog_uri"], warehouse=place["warehouse"])
-        spec = place | {"namespace": NAMESPACE, "seed": args.seed, "retries": args.retries, "spark_conf": spark_conf}
+        spec = place | {"namespace": namespace, "seed": args.seed, "retries": args.retries, "spark_conf": spark_conf}
         spec_path = folder / "spec.json"
         spec_path.write_text(json.dumps(spec))
         writers = {}
@@ -262,7 +270,6 @@ def soak_catalog(catalog: str, args: argparse.Namespace, folder: Path, out: Any,
         log(f"{catalog}: {args.processes} writers running for {args.minutes:g} min")
         journal = Journal(folder, args.processes)
         checker = Checker(spark, py_catalog, catalog, journal, out)
-        tables = {name: TableCheck(name, base) for name, base in bases.items()}
         limit = started + args.minutes * 60 + WRITERS_GRACE_SECONDS
         reported = time.monotonic()
         while any(p.poll() is None for p in writers.values()):
