@@ -67,7 +67,7 @@ from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["load", "load_into"]
 
@@ -98,8 +98,9 @@ def load_into(
 
     ``reread``: how the request reads the table as it is (a source pinned to a snapshot, as
     ``doris.delete``'s), called holding the lock before each attempt."""
-    if not reads_its_own_table(spark, handle, request):
-        return load_once(spark, handle, request)
+    source = keyed_source(spark, handle, request)
+    if source is None or not reads_table(source, handle.iceberg.catalog_name, handle.name):
+        return load_once(spark, handle, request, source=source)
     operation = f"{request.operation} into"
     with commit_lock(handle.iceberg, handle.name, operation=operation):
         for attempt in range(1, READ_MODIFY_WRITE_ATTEMPTS + 1):
@@ -122,23 +123,27 @@ def load_into(
 READ_MODIFY_WRITE_ATTEMPTS = 3
 
 
-def reads_its_own_table(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> bool:
-    """Whether ``request`` is a keyed load into main whose source reads the table it loads into."""
+def keyed_source(spark: "SparkSession", handle: DorisTable, request: LoadRequest) -> "DataFrame | None":
+    """The source of a keyed, appending load into main from a table, view, query or DataFrame,
+    which may read the table it loads into; None for any other load (or a source that does not
+    read: the load reports it in its own order)."""
     if handle.model.keys_model is KeysModel.DUPLICATE or request.temporary_partitions or request.path:
-        return False
+        return None
     if request.overwrite is not None:
-        return False
+        return None
     try:
-        frame = read_source(spark, source=request.source, query=request.query)
+        return read_source(spark, source=request.source, query=request.query)
     except Exception:  # noqa: BLE001 - the load itself reports a source it cannot read, in order
-        return False
-    return reads_table(frame, handle.iceberg.catalog_name, handle.name)
+        return None
 
 
-def load_once(spark: "SparkSession", handle: DorisTable, request: LoadRequest, *, serialised: bool = False) -> LoadResult:
+def load_once(
+    spark: "SparkSession", handle: DorisTable, request: LoadRequest,
+    *, serialised: bool = False, source: "DataFrame | None" = None,
+) -> LoadResult:
     """One attempt of :func:`load_into`. ``serialised``: the caller holds the table's commit lock
     from before the source is read; the commit fails with :class:`TableChangedSinceRead` unless
-    main is still at the snapshot the load read."""
+    main is still at the snapshot the load read. ``source``: the request's source, read already."""
     started = time.monotonic()
     # Partition names as the table spells them: Doris looks them up case-insensitively.
     request = dataclasses.replace(
@@ -162,7 +167,7 @@ def load_once(spark: "SparkSession", handle: DorisTable, request: LoadRequest, *
     read_at = current_snapshot_id(handle.table) if serialised else None
     operation, table_name = request.operation, handle.name.qualified
     reading = progress.start(operation, table_name, "read")
-    frame = read_source(
+    frame = source if source is not None else read_source(
         spark, source=request.source, query=request.query, path=list(request.path) if request.path else None,
         format=request.format, options=dict(request.format_options) if request.format_options else None,
     )
