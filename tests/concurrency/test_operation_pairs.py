@@ -45,32 +45,38 @@ def make_table(spark: Any, table: str, needs: frozenset[str]) -> None:
         doris.load(spark, table=table, query=STAGED, temporary_partitions=["tp2"])
 
 
-def load(spark: Any, table: str) -> None:
+def load(spark: Any, table: str, *, competing: bool = False) -> None:
     doris.load(spark, table=table, query="SELECT * FROM VALUES (1, 1, 'L', 5), (11, 4, 'L', 5), (1, 5, 'L', 5) AS t(p, k, v, s)")
 
 
-def update(spark: Any, table: str) -> None:
-    spark.sql(f"UPDATE {table} SET v = concat(v, '+u') WHERE k <= 3")
+def update(spark: Any, table: str, *, competing: bool = False) -> None:
+    if competing:  # what Spark's UPDATE runs, called here (see test_a_pair_of_operations_gives_a_serial_result)
+        doris.load(spark, table=table, query=f"SELECT p, k, concat(v, '+u') AS v, s FROM {table} WHERE k <= 3")
+    else:
+        spark.sql(f"UPDATE {table} SET v = concat(v, '+u') WHERE k <= 3")
 
 
-def delete(spark: Any, table: str) -> None:
-    spark.sql(f"DELETE FROM {table} WHERE v IN ('b', 'd', 'L')")
+def delete(spark: Any, table: str, *, competing: bool = False) -> None:
+    if competing:  # what Spark's DELETE runs on a UNIQUE KEY table
+        doris.load(spark, table=table, query=f"SELECT * FROM {table} WHERE v IN ('b', 'd', 'L')", merge_type="DELETE")
+    else:
+        spark.sql(f"DELETE FROM {table} WHERE v IN ('b', 'd', 'L')")
 
 
-def compact(spark: Any, table: str) -> None:
+def compact(spark: Any, table: str, *, competing: bool = False) -> None:
     doris.compact(spark, table=table)
 
 
-def swap(spark: Any, table: str) -> None:
+def swap(spark: Any, table: str, *, competing: bool = False) -> None:
     doris.swap_temp_partition(spark, table=table, partitions=["p2"], temp_partitions=["tp2"])
 
 
-def stream_batch(spark: Any, table: str) -> None:
+def stream_batch(spark: Any, table: str, *, competing: bool = False) -> None:
     batch = spark.sql("SELECT * FROM VALUES (1, 2, 'S', 7), (11, 9, 'S', 7) AS t(p, k, v, s)")
     doris.stream_to(table, name="pairs")(batch, 0)
 
 
-OPERATIONS: dict[str, Callable[[Any, str], None]] = {
+OPERATIONS: dict[str, Callable[..., None]] = {
     "load": load, "update": update, "delete": delete, "compact": compact, "swap": swap, "stream": stream_batch,
 }
 # Every ordered pair of two different operations (twins are in test_forced_interleavings.py and
@@ -113,7 +119,11 @@ def test_a_pair_of_operations_gives_a_serial_result(spark_statements, namespace,
     table = f"{namespace}.raced"
     make_table(spark, table, needs)
     refused = None
-    with interleaving.inject(interleaving.BEFORE_COMMIT, once_for(table, lambda: OPERATIONS[first](spark, table))):
+    # The competitor runs inside the operation's commit, on its thread, which holds the table's
+    # lock: it gets in as a writer outside the lock would. Spark's statements run their Python part
+    # on a thread of py4j's own, which would wait for that lock: the competitor calls what they run.
+    competitor = lambda: OPERATIONS[first](spark, table, competing=True)  # noqa: E731
+    with interleaving.inject(interleaving.BEFORE_COMMIT, once_for(table, competitor)):
         try:
             OPERATIONS[second](spark, table)
         except CommitConflictError as error:
