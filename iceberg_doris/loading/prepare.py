@@ -87,6 +87,17 @@ STATUS_ERROR = "error"
 STRING_LIMIT_BYTES = 1024 * 1024
 
 _SHOWN_CHARS = 100
+# Catalyst pushes a filter on a computed column down through the projections below it by
+# substituting the column's expression (PushPredicateThroughNonJoin). Every caller filters the
+# rows on their status (the accepted ones are written, the rejected ones reported), so the filter
+# would take in the reason's expression: every column's checks, with each conversion and field
+# split they read copied once per reference, as one predicate that Spark compiles into one Java
+# method. A 4-column load passed the JVM's 64 KB limit that way (issue 57: Spark logged the failed
+# compilation and ran the stage uncompiled), a 1,000-column one would at any rate, and the filter
+# did every check a second time. Spark never pushes a filter through a projection holding a
+# nondeterministic expression (SPARK-13473): the reason is computed behind this one, true on every
+# row, so filters stop above it and read the reason as a column.
+_FILTER_BARRIER = "spark_partition_id() >= 0"
 _POSITIONAL = re.compile(r"_c\d+\Z")
 _CURRENT_TIMESTAMP = re.compile(r"(CURRENT_TIMESTAMP|NOW)\s*(\(\s*\d*\s*\))?\Z", re.IGNORECASE)
 _CURRENT_DATE = re.compile(r"CURRENT_DATE\s*(\(\s*\))?\Z", re.IGNORECASE)
@@ -195,6 +206,7 @@ def prepare_rows(
         reason_column = "CAST(NULL AS STRING)"
     else:
         reason_column = reasons[0] if len(reasons) == 1 else f"coalesce({', '.join(reasons)})"
+        reason_column = f"CASE WHEN {_FILTER_BARRIER} THEN {reason_column} END"
     checked = _select_sql(
         converted, values + [quote_identifier(name) for name in others] + [f"({reason_column}) AS {quote_identifier(REASON_COLUMN)}"],
         "checking the converted values",
