@@ -100,4 +100,5 @@ def as_doris_reads(frame: "DataFrame") -> "DataFrame":
     from pyspark.sql import DataFrame
 
     spark = frame.sparkSession
-    return DataFrame(spark.sparkContext._jvm.io.icebergdoris.spark.LoadSources.asDorisReads(frame._jdf), spark)
+    changed = spark.sparkContext._jvm.io.icebergdoris.spark.LoadSources.asDorisReads(frame._jdf)
+    return frame if changed.equals(frame._jdf) else DataFrame(changed, spark)

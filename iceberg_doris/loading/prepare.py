@@ -496,12 +496,6 @@ def _conversion_sql(source: str, source_type: Any, target_type: Any) -> str:
         return f"from_json({source}, '{target_sql}')"
     if target_kind == "StringType" and source_kind in ("ArrayType", "MapType", "StructType"):
         return f"to_json({source})"
-    if source_kind in ("ArrayType", "MapType", "StructType"):
-        # A JSON array or object where the column holds one value: its JSON text converted as any
-        # text is (Doris reads the nested value as text), so a row it does not fit is filtered.
-        from pyspark.sql.types import StringType
-
-        return _conversion_sql(f"to_json({source})", StringType(), target_type)
     return f"try_cast({source} AS {target_sql})"
 
 

@@ -517,6 +517,7 @@ def _read_json(spark: "SparkSession", paths: list[str], options: dict[str, Any])
         raise LoadError(
             f"{_describe(paths)} is not valid JSON (expected one object per line or an array of objects): {shown!r}"
         )
+    frame = _nested_as_text(frame)
     if _CORRUPT not in frame.columns:
         return _attach(frame, SourceInfo("json", tuple(paths), absent_columns_are_null=True))
     # Spark refuses scans that need only the corrupt-record column, so the reason also reads a data column.
@@ -527,6 +528,20 @@ def _read_json(spark: "SparkSession", paths: list[str], options: dict[str, Any])
     )
     result = frame.select(*[F.col(quote_identifier(name)) for name in data], reason.alias(MALFORMED_COLUMN))
     return _attach(result, SourceInfo("json", tuple(paths), absent_columns_are_null=True))
+
+
+def _nested_as_text(frame: "DataFrame") -> "DataFrame":
+    """``frame`` with each JSON array or object field as its JSON text, as Doris reads a nested
+    value: converted like any text, it is parsed back for an ARRAY, MAP or STRUCT column, stored as
+    it is in a VARCHAR or STRING column, and a filtered row where the column holds one value of
+    another type (Spark would refuse the whole load: it cannot cast an array to a number)."""
+    nested = {f.name for f in frame.schema.fields if type(f.dataType).__name__ in ("ArrayType", "MapType", "StructType")}
+    if not nested:
+        return frame
+    return select_sql(frame, [
+        f"to_json({quote_identifier(name)}) AS {quote_identifier(name)}" if name in nested else quote_identifier(name)
+        for name in frame.columns
+    ])
 
 
 _PEEK_CHARS = 4096
