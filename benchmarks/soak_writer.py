@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-GO_WAIT_SECONDS = 900
+from tests.concurrency.writer import ready_then_wait_for_go
+
 COUNTERS = 4  # shared counter keys 0..3, partition pc
 KEYS = 40  # keys per writer
 SPAN = 1000  # writer n owns partition p<n>: keys [SPAN * (n + 1), SPAN * (n + 2)), uses the first KEYS
@@ -320,12 +321,7 @@ def main(argv: list[str]) -> int:
     )
     spark.sparkContext.setLogLevel("ERROR")
     folder = spec_path.parent
-    (folder / f"ready-{number}").touch()
-    waited = time.monotonic() + GO_WAIT_SECONDS
-    while not (folder / "go").exists():
-        if time.monotonic() > waited:
-            raise SystemExit(f"writer {number}: no go file after {GO_WAIT_SECONDS} s")
-        time.sleep(0.05)
+    ready_then_wait_for_go(folder, f"writer {number}", number)
     # Every writer stops starting statements at the same wall-clock moment, whatever its start-up took.
     deadline = time.monotonic() + (float((folder / "go").read_text()) - time.time())
     Writer(spark, spec, number).run(deadline)

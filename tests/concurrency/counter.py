@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import sys
 import threading
-import time
 from pathlib import Path
 
-GO_WAIT_SECONDS = 900
+from tests.concurrency.writer import ready_then_wait_for_go
 
 
 def main(argv: list[str]) -> int:
@@ -32,13 +31,7 @@ def main(argv: list[str]) -> int:
         spark.stop()
         return 0
     number = int(argv[2])
-    folder = spec_path.parent
-    (folder / f"ready-{number}").touch()
-    deadline = time.monotonic() + GO_WAIT_SECONDS
-    while not (folder / "go").exists():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"counter {number}: no go file after {GO_WAIT_SECONDS} s")
-        time.sleep(0.05)
+    ready_then_wait_for_go(spec_path.parent, f"counter {number}", number)
     printing = threading.Lock()
 
     def run() -> None:

@@ -69,12 +69,7 @@ def write(spark: Any, spec: dict[str, Any], number: int, folder: Path) -> None:
     from iceberg_doris import doris
 
     loads = spec["loads"][str(number)]
-    (folder / f"ready-{number}").touch()
-    deadline = time.monotonic() + GO_WAIT_SECONDS
-    while not (folder / "go").exists():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"writer {number}: no go file after {GO_WAIT_SECONDS} s")
-        time.sleep(0.05)
+    ready_then_wait_for_go(folder, f"writer {number}", number)
     printing = threading.Lock()
 
     def run(share: list[dict[str, Any]]) -> None:
@@ -95,6 +90,17 @@ def write(spark: Any, spec: dict[str, Any], number: int, folder: Path) -> None:
         worker.start()
     for worker in workers:
         worker.join()
+
+
+def ready_then_wait_for_go(folder: Path, who: str, number: int) -> None:
+    """Says writer ``number`` is ready (``ready-<number>`` in ``folder``) and waits for the go file
+    the test writes once every writer is: all of them then start at once."""
+    (folder / f"ready-{number}").touch()
+    deadline = time.monotonic() + GO_WAIT_SECONDS
+    while not (folder / "go").exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{who}: no go file after {GO_WAIT_SECONDS} s")
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":
