@@ -108,23 +108,24 @@ class KeyedLoad:
 
     def begin(
         self, refs: list[RefRows], *, summary: Mapping[str, str], facts: BatchFacts | None = None,
-        rows_kept: bool = False, staged: list[JavaObject] | None = None,
+        staged: list[JavaObject] | None = None,
     ) -> None:
         """Takes the load's accepted rows, per ref: each ref's batch is resolved to one version per
         key and known to need a lookup or not. ``facts``: the batch's keys as the counting pass
-        found them; ``rows_kept``: the counting pass persisted the rows; ``staged``: a load into
-        main that wrote its rows already (every key new, see ``operations/load/fresh_bulk.py``)."""
+        found them; ``staged``: a load into main that wrote its rows already (every key new, see
+        ``operations/load/fresh_bulk.py``). Otherwise the refs' rows are the counting pass's,
+        computed once (``operations/load/counting.py``): every lookup reads them from there."""
         assert not self._writes, "begin() once"
         on_main = len(refs) == 1 and refs[0].branch is None
         assert self._early is None or on_main, "only a load into main writes its rows while counting"
-        if on_main and self._early is None and staged is None and rows_kept and writes_new_rows_meanwhile(self.shape):
+        if on_main and self._early is None and staged is None and writes_new_rows_meanwhile(self.shape):
             # Not started while counting (the rows could still be rerouted to new auto partitions):
             # started now, so the write overlaps the batch's resolution and lookup.
             self._early = NewRowsMeanwhile(self.handle, refs[0].accepted, self.shape)
         early, self._early = self._early, None  # from here the write of main's (the only ref when set)
         for ref in refs:
             self._writes.append(
-                KeyedWrite(self.handle, self.shape, ref, summary=summary, facts=facts, rows_kept=rows_kept,
+                KeyedWrite(self.handle, self.shape, ref, summary=summary, facts=facts,
                            staged=staged if ref.branch is None else None, early=early)
             )
 
@@ -208,7 +209,6 @@ class KeyedWrite:
         *,
         summary: Mapping[str, str],
         facts: BatchFacts | None = None,
-        rows_kept: bool = False,
         staged: list[JavaObject] | None = None,
         early: "NewRowsMeanwhile | None" = None,
     ):
@@ -230,7 +230,7 @@ class KeyedWrite:
         self._facts = facts
         self._from_staged = False  # the batch is read back from the staged files
         try:
-            self._fresh, self._batch = self._resolve(ref, facts, rows_kept)
+            self._fresh, self._batch = self._resolve(ref, facts)
             if self._early is not None and self._batch.rows is not ref.accepted:
                 # A key repeats: the files written hold every version, not the batch's one per key.
                 self._early.discard()
@@ -253,7 +253,7 @@ class KeyedWrite:
         shape = self.shape
         return shape.model.keys_model is KeysModel.AGGREGATE or shape.partial or shape.sequence_column is not None
 
-    def _resolve(self, ref: RefRows, facts: BatchFacts | None, rows_kept: bool) -> tuple[FreshKeys | None, ResolvedBatch]:
+    def _resolve(self, ref: RefRows, facts: BatchFacts | None) -> tuple[FreshKeys | None, ResolvedBatch]:
         """Decides whether the batch needs a lookup, and resolves it to one version per key."""
         handle, shape, branch, accepted = self.handle, self.shape, ref.branch, ref.accepted
         # Only new keys (as the table was opened): no lookup, so nothing to resolve or collect.
@@ -266,14 +266,8 @@ class KeyedWrite:
         # A live file may hold a key: look the keys up.
         if self._staged is not None:
             return None, self._resolved_from_staged()
-        if rows_kept:
-            # The caller persisted the rows already (``rows_kept``): the lookup reads them from there.
-            return None, resolved_batch(handle, accepted, shape, branch, facts)
-        # A lookup reads the batch several times: computed once here (the caller kept no copy).
-        kept = computed_once(accepted)
-        resolved = resolved_batch(handle, kept.frame, shape, branch, facts)
-        resolved.owned.append(kept)
-        return None, resolved
+        # The counting pass computed the rows once: the lookup reads them from there.
+        return None, resolved_batch(handle, accepted, shape, branch, facts)
 
     def _use_staged_rows(self) -> bool:
         """A load that wrote its rows before any lookup, about to read its batch: from here on the

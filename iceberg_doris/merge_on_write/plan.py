@@ -379,7 +379,6 @@ def _merge_aggregate(kind: str | None, stored: str, incoming: str, shape: KeyedL
     return incoming
 
 
-
 def written_batch(written: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
     """A batch of new rows as a load wrote them (every table column; one row per key, no delete
     among them) with the columns a lookup reads besides: no row deletes, the stored sequence value

@@ -243,7 +243,7 @@ def load_once(
                 committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
             elif keyed_load is not None:
                 committed, deleted = publish_keyed(
-                    keyed_load, counted.accepted(), commit, facts=counts.keys, rows_kept=True
+                    keyed_load, counted.accepted(), commit, facts=counts.keys
                 )
             else:
                 committed = publish_rows(handle, counted.accepted(), targets, commit)

@@ -173,7 +173,7 @@ def publish_keyed_overwrite(
 
 def publish_keyed(
     load: KeyedLoad, accepted: "DataFrame", commit: LoadCommit,
-    *, facts: BatchFacts | None = None, rows_kept: bool = False, staged: list[JavaObject] | None = None,
+    *, facts: BatchFacts | None = None, staged: list[JavaObject] | None = None,
 ) -> tuple[Committed[None], int]:
     """Unique/aggregate loads: merge-on-write into main, or into every touched temp partition, in
     one commit (a RowDelta per ref), driving ``load``'s steps (and closing it). Returns the commit
@@ -197,7 +197,7 @@ def publish_keyed(
     else:
         refs = [RefRows(accepted, touched_predicate(routed.partitions, commit.touched, False))]
     try:
-        load.begin(refs, summary=commit.summary(), facts=facts, rows_kept=rows_kept, staged=staged)
+        load.begin(refs, summary=commit.summary(), facts=facts, staged=staged)
         # Looked up without the lock, on a table loaded for it; the commit's first attempt builds on
         # that same load (a second lookup happens only if the table changed meanwhile).
         operation, table_name = commit.request.operation, handle.name.qualified
