@@ -14,9 +14,7 @@ from tests.concurrency import snapshot_count, unique_table
 
 pytestmark = pytest.mark.spark
 
-OVERFLOW = (
-    "integer arithmetic in the load's source overflowed"
-)
+OVERFLOW = "integer arithmetic in the load's source overflowed"
 
 
 def test_insert_of_an_overflowing_sum_stores_no_wrapped_key(spark_statements, namespace):
@@ -74,7 +72,7 @@ def test_with_strict_mode_off_the_other_rows_load(spark_statements, namespace):
     assert [tuple(r) for r in spark.sql(f"SELECT * FROM {table}").collect()] == [(2, "b", 2)]
 
 
-def test_insert_from_a_streaming_view_gets_the_precise_message(spark_statements, namespace, tmp_path):
+def test_insert_from_a_streaming_view_gets_the_precise_message(spark_statements, namespace):
     spark = spark_statements
     table = unique_table(spark, namespace)
     spark.readStream.format("rate").load().selectExpr("CAST(value AS INT) AS k", "'r' AS v", "1 AS s") \
