@@ -103,6 +103,19 @@ def test_concurrent_increments_are_not_lost(spark_statements, namespace, py_cata
     assert readers_agree(spark, py_catalog, table) == [(1, 2)]
 
 
+def test_concurrent_merge_increments_are_not_lost(spark_statements, namespace, py_catalog):
+    """MERGE INTO reads the table it writes (its join): it holds the lock from its read to its commit."""
+    spark = spark_statements
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.m (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.m"
+    spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
+    merge = (f"MERGE INTO {table} t USING (SELECT 1 AS k UNION ALL SELECT 2) s ON t.k = s.k "
+             "WHEN MATCHED THEN UPDATE SET n = t.n + 1 WHEN NOT MATCHED THEN INSERT (k, n) VALUES (s.k, 1)")
+    race(spark, table, lambda: spark.sql(merge), lambda: spark.sql(merge))
+    # Serial: the first MERGE increments key 1 and inserts key 2, the second increments both.
+    assert readers_agree(spark, py_catalog, table) == [(1, 2), (2, 2)]
+
+
 def test_a_delete_on_values_does_not_delete_a_row_changed_meanwhile(spark_statements, namespace, py_catalog):
     spark = spark_statements
     table = unique_table(spark, namespace, name="d")
@@ -145,6 +158,27 @@ def test_a_writer_outside_iceberg_doris_makes_an_update_run_again(spark_statemen
     done: list[bool] = []
     with interleaving.inject(interleaving.BEFORE_COMMIT, plain_spark_increment):
         spark.sql(f"UPDATE {table} SET n = n + 1 WHERE k = 1")
+    assert readers_agree(spark, py_catalog, table) == [(1, 11)]
+
+
+def test_a_writer_outside_iceberg_doris_makes_a_merge_run_again(spark_statements, namespace, py_catalog):
+    spark = spark_statements
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.c (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.c"
+    spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
+
+    def plain_spark_increment(name) -> None:  # no lock: Iceberg's own MERGE, statements off
+        if name.qualified == table and not done:
+            done.append(True)
+            spark.conf.set("spark.doris.sparkStatements.enabled", "false")
+            try:
+                spark.sql(f"MERGE INTO {table} t USING (SELECT 1 AS k) s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + 10")
+            finally:
+                spark.conf.set("spark.doris.sparkStatements.enabled", "true")
+
+    done: list[bool] = []
+    with interleaving.inject(interleaving.BEFORE_COMMIT, plain_spark_increment):
+        spark.sql(f"MERGE INTO {table} t USING (SELECT 1 AS k) s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + 1")
     assert readers_agree(spark, py_catalog, table) == [(1, 11)]
 
 

@@ -2,7 +2,8 @@
 
 ``INSERT INTO`` / ``df.writeTo(t).append()`` is ``doris.load``, ``INSERT OVERWRITE`` is
 ``doris.insert_overwrite``, ``DELETE FROM`` / ``UPDATE`` follow Doris on UNIQUE KEY tables, and
-``MERGE INTO`` a keyed table is refused with the load that does it. Each statement is checked
+``MERGE INTO`` an AGGREGATE KEY table is refused with the load that does it (``MERGE INTO`` a UNIQUE
+KEY table: tests/procedures/test_merge_into.py). Each statement is checked
 against ``doris.load`` doing the same work on a twin table: the rows Spark, pyiceberg and DuckDB
 read, and one commit per statement.
 """

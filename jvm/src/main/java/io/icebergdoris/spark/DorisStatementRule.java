@@ -32,8 +32,8 @@ import scala.runtime.AbstractPartialFunction;
  * routed to partitions in a DUPLICATE KEY table), {@code INSERT OVERWRITE} is
  * {@code doris.insert_overwrite}, {@code DELETE FROM} marks the matching keys deleted on a UNIQUE
  * KEY table and is {@code doris.delete} on the others, {@code UPDATE} on a UNIQUE KEY table
- * upserts the matching rows as updated, {@code MERGE INTO} a keyed table is refused with the load
- * that does it.
+ * upserts the matching rows as updated, {@code MERGE INTO} a UNIQUE KEY table is one load of the
+ * rows its clauses make, as Doris 4.0 runs it ({@link MergeStatement}).
  *
  * <p>Used twice (see the constructor): for INSERT / writeTo with the resolution rules, once the
  * write's columns are aligned with the table; for DELETE / UPDATE / MERGE before Spark rewrites them
@@ -117,12 +117,8 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
       }
     } else if (plan instanceof MergeIntoTable merge) {
       DorisTarget target = resolveTarget(merge.targetTable());
-      if (target != null && target.keyed()) {
-        throw failure(
-            "MERGE INTO " + target.name() + " is refused: it is a " + target.model() + " KEY table, and Doris has no "
-                + "MERGE INTO; its rows change by key through a load, one commit: CALL doris.load(table => '...', "
-                + "query => 'SELECT ... FROM source', merge_type => 'MERGE', delete_on => '<condition for rows that "
-                + "delete their key>') (INSERT INTO upserts too; DELETE FROM and UPDATE work on UNIQUE KEY tables).");
+      if (target != null) {
+        return MergeStatement.of(session, target, merge);
       }
     }
     return plan;

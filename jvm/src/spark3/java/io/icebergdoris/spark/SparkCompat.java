@@ -82,4 +82,10 @@ public final class SparkCompat {
   public static Project project(List<NamedExpression> columns, LogicalPlan child) {
     return new Project(seq(columns), child);
   }
+
+  /** The column {@code nameParts} (qualifier parts, then the name), unresolved. */
+  public static org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute attribute(List<String> nameParts) {
+    scala.collection.Seq<String> parts = seq(nameParts);
+    return new org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute(parts);
+  }
 }

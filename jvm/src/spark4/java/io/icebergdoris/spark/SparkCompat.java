@@ -79,4 +79,10 @@ public final class SparkCompat {
   public static Project project(List<NamedExpression> columns, LogicalPlan child) {
     return new Project(CollectionConverters.asScala(columns).toSeq(), child);
   }
+
+  /** The column {@code nameParts} (qualifier parts, then the name), unresolved. */
+  public static org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute attribute(List<String> nameParts) {
+    scala.collection.immutable.Seq<String> parts = CollectionConverters.asScala(new java.util.ArrayList<>(nameParts)).toSeq();
+    return new org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute(parts);
+  }
 }
