@@ -41,7 +41,7 @@ def check(result: SuiteResult) -> None:
 def test_upsert_contenders_agree(bench):
     result = suite_upsert.run(bench, TINY, fractions=(0.05,), measure_memory=False)
     check(result)
-    assert len(result.targets) == 4  # MoR, CoW, pyiceberg, first load of a new session vs warm
+    assert len(result.targets) == 5  # MoR, CoW, MERGE INTO a Doris table, pyiceberg, first load of a new session vs warm
 
 
 @pytest.mark.spark
