@@ -16,6 +16,7 @@ from iceberg_doris.engine.table_names import TableName
 LOOKED_UP = "looked-up"  # a keyed load looked up its keys (optimistically) and is about to take the lock
 LOCK_BUSY = "lock-busy"  # an operation found its table's commit lock taken and is about to wait for it
 BEFORE_COMMIT = "before-commit"  # under the lock, right before each attempt's catalog swap
+MAPPINGS_LISTED = "mappings-listed"  # a compaction listed the table's mapping folders to remove the stale ones
 
 Hook = Callable[[TableName], None]
 _hooks: dict[str, list[Hook]] = {}

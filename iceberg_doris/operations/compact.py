@@ -26,6 +26,7 @@ with nothing committed.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,8 @@ from iceberg_doris.operations.repair_keys import repair_foreign_writes
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -203,7 +206,11 @@ def rewrite_files(
         if indexing is not None:
             indexing.finish()  # never fails the compaction: a later lookup builds what is missing
     # The mapping stays for loads still in flight; those of earlier compactions go after their retention.
-    remove_stale_mappings(spark, handle.table, int(time.time() * 1000) - MAPPING_RETENTION_MS)
+    # Housekeeping after the commit: it never turns a committed compaction into a failed one.
+    try:
+        remove_stale_mappings(spark, handle.table, int(time.time() * 1000) - MAPPING_RETENTION_MS, handle.name)
+    except Exception as error:  # noqa: BLE001 - a leftover folder goes with the next compaction or doris.cleanup
+        log.warning("compaction of %s committed; removing stale rowid mappings failed: %s", handle.name.qualified, error)
     return CompactResult(
         len(rewrite.data_files), len(removed_deletes.delete_files), len(added), dropped, kept, committed.snapshot_id()
     )

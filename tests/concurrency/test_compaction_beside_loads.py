@@ -208,3 +208,23 @@ def test_a_damaged_rowid_map_is_not_used_and_the_load_looks_up_again(spark, name
     assert outer["doris.lookups"] == "2" and "doris.past-compactions" not in outer
     reason = "checksum mismatch" if keep_checksum else "no checksum"
     assert any("is not used" in r.getMessage() and reason in r.getMessage() for r in caplog.records)
+
+
+def test_a_mapping_folder_removed_meanwhile_does_not_fail_a_committed_compaction(spark, namespace, py_catalog):
+    """Seen in the soak run: two compactions of one table, one removing a mapping folder (its own,
+    after a failure) while the other walks the folders it listed to remove the stale ones. The
+    walking compaction had committed; it must say so, not fail on the vanished folder."""
+    table = with_work_for_compact(spark, keyed_table(spark, namespace, 3))
+    doris.compact(spark, table=table)  # leaves a mapping folder behind for the next compaction to list
+    doris.load(spark, table=table, query=values(["(2,'two',0)"]))
+    location = spark.sql(f"SELECT summary['doris.rowid-map'] FROM {table}.snapshots WHERE summary['doris.operation'] = 'compact'").collect()[0][0]
+    jvm = spark.sparkContext._jvm
+    folder = jvm.org.apache.hadoop.fs.Path(location)
+    fs = folder.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    assert fs.exists(folder)
+
+    with interleaving.inject(interleaving.MAPPINGS_LISTED, once_for(table, lambda: fs.delete(folder, True))):
+        result = doris.compact(spark, table=table)[0]
+    assert result.snapshot_id == main_snapshot(spark, table)  # committed, and reported as committed
+    assert not fs.exists(folder)
+    assert readers_agree(spark, py_catalog, table) == [(1, "one", 0), (2, "two", 0), *((k, f"v{k}", 0) for k in range(3, 7))]

@@ -38,14 +38,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from py4j.protocol import Py4JJavaError
 from pyroaring import BitMap64
 
 from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.engine import interleaving
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.errors import CommitConflictError
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
+
+    from iceberg_doris.engine.table_names import TableName
     from pyspark.sql.types import StructType
 
 log = logging.getLogger(__name__)
@@ -213,22 +217,33 @@ def _hash_columns(schema: "StructType", columns: Sequence[str]) -> list["Column"
     return hashed
 
 
-def remove_stale_mappings(spark: "SparkSession", table: JavaObject, cutoff_ms: int) -> int:
+def remove_stale_mappings(spark: "SparkSession", table: JavaObject, cutoff_ms: int, name: "TableName | None" = None) -> int:
     """Removes the mapping folders of ``table`` whose newest file is older than ``cutoff_ms``
-    (past their retention, or left by crashed compactions); returns how many files went."""
+    (past their retention, or left by crashed compactions); returns how many files went.
+
+    Other compactions of the table remove folders too (a failed one its own, a finished one the
+    stale ones), so a folder listed here may be gone by the time it is walked: it is skipped."""
     jvm = spark.sparkContext._jvm
     root = jvm.org.apache.hadoop.fs.Path(f"{str(table.location()).rstrip('/')}/{MAPPING_FOLDER}")
     fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     if not fs.exists(root):
         return 0
+    folders = fs.listStatus(root)
+    if name is not None:
+        interleaving.reached(interleaving.MAPPINGS_LISTED, name)
     removed = 0
-    for folder in fs.listStatus(root):
-        files = fs.listFiles(folder.getPath(), True)
-        count, newest = 0, int(folder.getModificationTime())
-        while files.hasNext():
-            status = files.next()
-            count += 1
-            newest = max(newest, int(status.getModificationTime()))
-        if newest < cutoff_ms and fs.delete(folder.getPath(), True):
-            removed += count
+    for folder in folders:
+        try:
+            files = fs.listFiles(folder.getPath(), True)
+            count, newest = 0, int(folder.getModificationTime())
+            while files.hasNext():
+                status = files.next()
+                count += 1
+                newest = max(newest, int(status.getModificationTime()))
+            if newest < cutoff_ms and fs.delete(folder.getPath(), True):
+                removed += count
+        except Py4JJavaError as error:
+            if error.java_exception.getClass().getName() != "java.io.FileNotFoundException":
+                raise
+            log.info("compaction mapping %s was removed meanwhile", folder.getPath().toString())
     return removed
