@@ -28,7 +28,7 @@ JAVA_API = re.compile(
 # and patches the Spark session and its JVM (starting it, its jars and Spark lines, py4j's sockets,
 # callback server and name lookups, the CALL bridge, local mode's file system, the translation of
 # Java failures). None of it touches an Iceberg table. No other module is excepted.
-JVM_PACKAGES = ("iceberg_doris/engine/", "iceberg_doris/spark_session/")
+JVM_PACKAGES = ("iceberg_doris/engine/", "iceberg_doris/spark_session/", "iceberg_doris/entry/")
 
 
 def modules() -> Iterator[tuple[str, Path]]:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from iceberg_doris.catalog.masking import mask_secrets
-from iceberg_doris.errors import DorisError
 from iceberg_doris.cli.sql_script import split_statements
+from iceberg_doris.errors import DorisError
 
 DEFAULT_MAX_ROWS = 1000
 
@@ -242,7 +242,7 @@ def _read_script(path: str) -> str:
 
 
 def _session(args: argparse.Namespace) -> Any:
-    from iceberg_doris.spark_session.builder import session
+    from iceberg_doris.entry.session import session
 
     with _started_processes_write_to_stderr():
         return session(
