@@ -87,7 +87,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loading", "merge_on_write"),  # a load's front half; keyed writes
     ("engine",),  # Iceberg's Java API
     ("spark_session",),  # session plumbing: Spark lines, jars, secrets, Java errors, py4j sockets, job groups
-    ("catalog", "table_model"),  # the catalog's settings and pyiceberg; the Doris model in Iceberg properties
+    ("lake", "table_model"),  # where tables live (catalog settings, pyiceberg); the Doris model in Iceberg properties
     ("partitioning",),  # Doris partitions (pure)
     ("ddl", "names"),  # CREATE TABLE; which user-supplied names are accepted (pure)
     ("errors",),  # DorisError and its children

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.entry.bridge import install
 from iceberg_doris.errors import ConfigurationError
 from iceberg_doris.operations.progress import show_progress

@@ -23,7 +23,7 @@ Configuring and patching it (what :func:`iceberg_doris.install` applies):
   active session on its thread, its Spark job group, Java failures in words).
 - :mod:`.defaults`, :mod:`.sizing` (applying the pure rule of :mod:`.shuffle_sizing`): runtime
   settings a session gets unless someone set them.
-- :mod:`.catalog_conf`: the Spark settings that declare the catalog (:mod:`iceberg_doris.catalog`);
+- :mod:`.catalog_conf`: the Spark settings that declare the catalog (:mod:`iceberg_doris.lake`);
   :mod:`.secrets`: secret settings (its password) kept off command lines and out of py4j text.
 - :mod:`.py4j_sockets`, :mod:`.jvm_lookups`, :mod:`.local_file_system`: py4j without Nagle's delay,
   Java names looked up once, local files written without a ``chmod`` process each.

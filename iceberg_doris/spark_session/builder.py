@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_conf
 from iceberg_doris.spark_session.running_jvm import prepare_driver_jvm
 from iceberg_doris.spark_session.runtime_jars import listed, resolve_runtime_jars

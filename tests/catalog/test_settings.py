@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import pyspark
-from iceberg_doris.catalog.pyiceberg_catalog import catalog
+from iceberg_doris.lake.pyiceberg_catalog import catalog
 from iceberg_doris.cli import main
 from tests.packaging.helpers import run
 from iceberg_doris.spark_session.spark_lines import running_line
