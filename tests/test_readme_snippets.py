@@ -2,9 +2,10 @@
 
 The snippets run in a process of their own (``tests/support/run_readme_snippets.py``), as a reader
 pastes them: the first one's ``iceberg_doris.session()`` starts Spark on a fresh
-``ICEBERG_DORIS_HOME``, in a working folder holding the input files the README names (the CSV is
-a block of the README itself; the Parquet change batches are written here, see ``_FIXTURES``). A
-code block the test cannot run carries ``<!-- not-run: <reason> -->`` on the line before it.
+``ICEBERG_DORIS_HOME``. The README's run starts in an empty working folder, as a reader's does: its
+snippets write every file they load. The pages of ``docs/`` still find the change batches they name
+written for them (``_fixtures``). A code block the test cannot run carries
+``<!-- not-run: <reason> -->`` on the line before it.
 After the snippets the run reads the tables they built, and runs the job behind ``make demo``
 to check the README's sample output. The pages of ``docs/`` run the same way, in name order, in one
 process of their own on another fresh home and working folder (each page starts its session and
@@ -40,7 +41,7 @@ FINAL_QUERIES = {
 
 
 def _fixtures(folder: Path) -> None:
-    """The Parquet files the README's snippets read (the README says what they hold)."""
+    """The Parquet files the pages of docs/ read (each page says what they hold)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -69,10 +70,11 @@ def _fixtures(folder: Path) -> None:
     ], orders)
 
 
-def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int) -> dict[str, Any]:
+def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int, fixtures: bool) -> dict[str, Any]:
     work, home = root / "work", root / "home"
     work.mkdir()
-    _fixtures(work)
+    if fixtures:
+        _fixtures(work)
     report = root / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ICEBERG_DORIS_") or k == "ICEBERG_DORIS_JAR_CACHE"}
     env.update(ICEBERG_DORIS_HOME=str(home), PYTHONPATH=str(REPOSITORY))
@@ -89,12 +91,13 @@ def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("readme")
     queries = root / "queries.json"
     queries.write_text(json.dumps(FINAL_QUERIES))
-    return _run_snippets(root, [README], "--queries", str(queries), "--demo", timeout=540)
+    # An empty folder: the README's snippets make every file they load.
+    return _run_snippets(root, [README], "--queries", str(queries), "--demo", timeout=540, fixtures=False)
 
 
 @pytest.fixture(scope="module")
 def docs_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=1200)
+    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=1200, fixtures=True)
 
 
 def _docs_blocks() -> list[Block]:
@@ -143,7 +146,8 @@ def test_every_code_block_runs_or_says_why_not():
     assert not unrunnable, "bash lines the test cannot run; mark their block <!-- not-run: <reason> -->:\n" + "\n".join(unrunnable)
     run = [b for b in blocks if b.is_code and not b.not_run_reason]
     assert len(run) >= 11 and {b.language for b in run} == {"python", "sql", "bash"}
-    assert [b.file_name for b in blocks if b.file_name] == ["data/orders.csv"]
+    # Pasted in order into a Python session, the blocks are all there is: no file to make by hand.
+    assert [b.file_name for b in blocks if b.file_name] == []
 
 
 def test_every_docs_code_block_runs_or_says_why_not():
