@@ -2,10 +2,9 @@
 
 The snippets run in a process of their own (``tests/support/run_readme_snippets.py``), as a reader
 pastes them: the first one's ``iceberg_doris.session()`` starts Spark on a fresh
-``ICEBERG_DORIS_HOME``. The README's run starts in an empty working folder, as a reader's does: its
-snippets write every file they load. The pages of ``docs/`` still find the change batches they name
-written for them (``_fixtures``). A code block the test cannot run carries
-``<!-- not-run: <reason> -->`` on the line before it.
+``ICEBERG_DORIS_HOME``, in an empty working folder, as a reader's: the snippets write every file
+they load (a text block marked ``<!-- file: path -->`` in a page of ``docs/`` is such a file). A
+code block the test cannot run carries ``<!-- not-run: <reason> -->`` on the line before it.
 After the snippets the run reads the tables they built, and runs the job behind ``make demo``
 to check the README's sample output. The pages of ``docs/`` run the same way, in name order, in one
 process of their own on another fresh home and working folder (each page starts its session and
@@ -14,7 +13,6 @@ makes its own tables, so a page never depends on another).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re
@@ -40,41 +38,9 @@ FINAL_QUERIES = {
 }
 
 
-def _fixtures(folder: Path) -> None:
-    """The Parquet files the pages of docs/ read (each page says what they hold)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    def write(name: str, rows: list[tuple[Any, ...]], schema: pa.Schema) -> None:
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema), path)
-
-    change = pa.schema([("id", pa.int64()), ("email", pa.string()), ("last_seen", pa.date32()), ("op", pa.string())])
-    write("cdc/batch_0041.parquet", [
-        (1, "ann@a.io", dt.date(2024, 3, 1), "I"),
-        (2, "bob@b.io", dt.date(2019, 6, 30), "I"),
-        (3, "cy@c.io", dt.date(2024, 4, 2), "I"),
-        (4, "dee@d.io", dt.date(2018, 1, 1), "I"),
-    ], change)
-    write("cdc/batch_0042.parquet", [
-        (2, "bob@new.io", dt.date(2024, 5, 5), "U"),
-        (3, "cy@c.io", dt.date(2024, 4, 2), "D"),
-        (5, "eve@e.io", dt.date(2024, 5, 6), "I"),
-    ], change)
-    orders = pa.schema([("dt", pa.date32()), ("id", pa.int64()), ("amount", pa.int64())])
-    write("data/fixed_may.parquet", [
-        (dt.date(2024, 5, 2), 3, 310),
-        (dt.date(2024, 5, 3), 7, 500),
-        (dt.date(2024, 5, 10), 5, 500),
-    ], orders)
-
-
-def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int, fixtures: bool) -> dict[str, Any]:
+def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int) -> dict[str, Any]:
     work, home = root / "work", root / "home"
-    work.mkdir()
-    if fixtures:
-        _fixtures(work)
+    work.mkdir()  # empty, as a reader's folder: the snippets write every file they load
     report = root / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ICEBERG_DORIS_") or k == "ICEBERG_DORIS_JAR_CACHE"}
     env.update(ICEBERG_DORIS_HOME=str(home), PYTHONPATH=str(REPOSITORY))
@@ -91,13 +57,12 @@ def readme_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("readme")
     queries = root / "queries.json"
     queries.write_text(json.dumps(FINAL_QUERIES))
-    # An empty folder: the README's snippets make every file they load.
-    return _run_snippets(root, [README], "--queries", str(queries), "--demo", timeout=540, fixtures=False)
+    return _run_snippets(root, [README], "--queries", str(queries), "--demo", timeout=540)
 
 
 @pytest.fixture(scope="module")
 def docs_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=1200, fixtures=True)
+    return _run_snippets(tmp_path_factory.mktemp("docs"), DOCS, timeout=1200)
 
 
 def _docs_blocks() -> list[Block]:
