@@ -270,7 +270,8 @@ def test_procedures_do_not_reach_into_the_engine(module):
 
 def test_the_package_root_holds_only_the_public_face():
     """``iceberg_doris.session()``, ``catalog()``, ``doris`` and ``errors`` are reached from the root;
-    every other module lives in its package (session plumbing in spark_session/, the CLI in cli/)."""
+    every other module lives in its package (the entry points in entry/, session plumbing in
+    spark_session/, the CLI in cli/)."""
     assert sorted(path.name for path in PACKAGE.glob("*.py")) == ["__init__.py", "doris.py", "errors.py"]
 
 

@@ -23,9 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from iceberg_doris.lake.masking import mask_secrets
 from iceberg_doris.cli.sql_script import split_statements
 from iceberg_doris.errors import DorisError
+from iceberg_doris.lake.masking import mask_secrets
 
 DEFAULT_MAX_ROWS = 1000
 

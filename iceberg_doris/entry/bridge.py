@@ -14,10 +14,10 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.lake.masking import mask_secrets
-from iceberg_doris.lake.settings import follow_session
 from iceberg_doris.entry.callback_server import start_authenticated_callback_server
 from iceberg_doris.errors import ConfigurationError, DorisError
+from iceberg_doris.lake.masking import mask_secrets
+from iceberg_doris.lake.settings import follow_session
 from iceberg_doris.procedures.binding import reject_duplicate_keys
 from iceberg_doris.procedures.invocation import run_frame_procedure, run_procedure
 from iceberg_doris.procedures.registry import get_procedure

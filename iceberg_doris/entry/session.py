@@ -12,9 +12,9 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.entry.bridge import install
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.operations.progress import show_progress
 from iceberg_doris.spark_session.builder import resolve_master, spark_conf
 from iceberg_doris.spark_session.secrets import split_secret_settings, supply_secret_settings

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-from iceberg_doris.lake.masking import mask_secrets, remember_secret
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.lake.masking import mask_secrets, remember_secret
 
 HOME_ENV = "ICEBERG_DORIS_HOME"
 CATALOG_URI_ENV = "ICEBERG_DORIS_CATALOG_URI"
