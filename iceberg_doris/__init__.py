@@ -9,11 +9,11 @@
 
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris import catalog  # the package, callable: iceberg_doris.catalog(...) (see its docstring)
-from iceberg_doris.catalog import CatalogSettings
+from iceberg_doris.entry.bridge import install
+from iceberg_doris.entry.session import session
 from iceberg_doris.errors import DorisError
-from iceberg_doris.spark_session.bridge import install
-from iceberg_doris.spark_session.builder import session, spark_conf
+from iceberg_doris.lake import CatalogSettings, catalog
+from iceberg_doris.spark_session.builder import spark_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -1,9 +1,11 @@
 """The layering rules, checked on the source (pure and fast: no Spark, no imports of the package).
 
-procedures/ (thin: bind, call one operation, shape rows) -> operations/ (one Doris operation = one
-commit) -> merge_on_write/ -> engine/ (the only code that speaks Iceberg's Java API), over the pure
-domain core (ddl/, partitioning/, table_model/); spark_session/ builds and patches the session and
-its JVM, and is the only other code that talks to the JVM. Import cycles: tests/test_import_cycles.py.
+The layers are :data:`LAYERS`, top down: the entry points (entry/) -> procedures/ (thin: bind, call
+one operation, shape rows) -> operations/ (one Doris operation = one commit) -> merge_on_write/ ->
+engine/ (the only code that speaks Iceberg's Java API) -> the session plumbing (spark_session/),
+over the pure domain core (table_model/, partitioning/, ddl/, names/). Every import, function-level
+ones included, is read from the source into one import graph (tests/test_import_cycles.py builds
+it; that file also forbids cycles between modules).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_import_cycles import import_graph, one_cycle, strongly_connected
+
 PACKAGE = Path(__file__).resolve().parents[1] / "iceberg_doris"
 
 # What betrays a use of Iceberg's (or Spark's) Java API through py4j.
@@ -24,11 +28,11 @@ JAVA_API = re.compile(
     r"\btoBranch\(|\bupdateProperties\(|\bupdateSpec\(|\.helpers\.|\.expressions\.|org\.apache\.iceberg|"
     r"\boperations\(\)\.current\(|\bcurrentSnapshot\(|\bsnapshotId\(|\bloadTable\(|\brecordCount\(|\.location\(\)|\.properties\(\)"
 )
-# Outside engine/, only the session plumbing talks to the JVM: the package that builds, configures
-# and patches the Spark session and its JVM (starting it, its jars and Spark lines, py4j's sockets,
-# callback server and name lookups, the CALL bridge, local mode's file system, the translation of
-# Java failures). None of it touches an Iceberg table. No other module is excepted.
-JVM_PACKAGES = ("iceberg_doris/engine/", "iceberg_doris/spark_session/")
+# Outside engine/, only the session plumbing (spark_session/: the Spark session's settings, jars
+# and Spark lines, py4j's sockets and name lookups, local mode's file system, the translation of
+# Java failures) and the entry points (entry/: the CALL bridge and its callback server) talk to the
+# JVM. None of them touches an Iceberg table. No other module is excepted.
+JVM_PACKAGES = ("iceberg_doris/engine/", "iceberg_doris/spark_session/", "iceberg_doris/entry/")
 
 
 def modules() -> Iterator[tuple[str, Path]]:
@@ -67,6 +71,119 @@ def parsed() -> dict[str, tuple[Path, ast.Module]]:
 
 
 SOURCES = parsed()
+
+
+# The packages of iceberg_doris, top down. A package imports only packages on a lower line: never
+# one above it, nor one on its own line (those are independent of each other). "iceberg_doris" is
+# the root's __init__; "doris" and "errors" are the root's modules. docs/architecture.md shows the
+# same list (checked below).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("cli",),  # the iceberg-doris command, over the public face
+    ("iceberg_doris", "doris"),  # the public face: session(), install(), catalog(), doris.*
+    ("entry",),  # session(), install(), the Python end of CALL doris.* and format("doris")
+    ("streaming",),  # doris.stream_to
+    ("procedures",),  # CALL doris.*: bind, call one operation, shape rows
+    ("operations",),  # one Doris operation, one commit
+    ("loading", "merge_on_write"),  # a load's front half; keyed writes
+    ("engine",),  # Iceberg's Java API
+    ("spark_session",),  # session plumbing: Spark lines, jars, secrets, Java errors, py4j sockets, job groups
+    ("lake", "table_model"),  # where tables live (catalog settings, pyiceberg); the Doris model in Iceberg properties
+    ("partitioning",),  # Doris partitions (pure)
+    ("ddl", "names"),  # CREATE TABLE; which user-supplied names are accepted (pure)
+    ("errors",),  # DorisError and its children
+)
+LAYER_OF = {package: number for number, layer in enumerate(LAYERS, 1) for package in layer}
+
+
+def package_of(module: str) -> str:
+    """The layer unit a module belongs to: its top-level package under iceberg_doris, or the root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def module_graph() -> dict[str, set[str]]:
+    return import_graph({module: path for module, (path, _) in SOURCES.items()})
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, dict[str, list[str]]]:
+    """Package -> each package it imports -> the module imports behind that edge."""
+    packages: dict[str, dict[str, list[str]]] = {package_of(module): {} for module in graph}
+    for module, imported in graph.items():
+        for target in sorted(imported):
+            if package_of(target) != package_of(module):
+                packages[package_of(module)].setdefault(package_of(target), []).append(f"{module} -> {target}")
+    return packages
+
+
+def upward_imports(packages: dict[str, dict[str, list[str]]]) -> list[str]:
+    return [
+        f"{edge}   ({source} is on layer {LAYER_OF[source]}, {target} on layer {LAYER_OF[target]})"
+        for source, targets in sorted(packages.items())
+        for target, edges in sorted(targets.items())
+        if LAYER_OF[target] <= LAYER_OF[source]
+        for edge in edges
+    ]
+
+
+def package_cycles(packages: dict[str, dict[str, list[str]]]) -> list[str]:
+    graph = {package: set(targets) for package, targets in packages.items()}
+    return [
+        " -> ".join(one_cycle(graph, component)) + f"   (one knot of {len(component)}: {', '.join(component)})"
+        for component in strongly_connected(graph)
+    ]
+
+
+def test_every_package_has_a_layer():
+    packages = {package_of(module) for module in SOURCES}
+    assert packages - LAYER_OF.keys() == set(), "a package not in LAYERS: give it its place in the list"
+    assert LAYER_OF.keys() - packages == set(), "LAYERS names a package that does not exist"
+
+
+def test_no_import_goes_up_a_layer():
+    offenders = upward_imports(package_graph(module_graph()))
+    assert offenders == [], "imports up a layer, or sideways within one (see LAYERS):\n" + "\n".join(offenders)
+
+
+def test_no_cycle_between_packages():
+    cycles = package_cycles(package_graph(module_graph()))
+    assert cycles == [], "packages that import each other, through any modules:\n" + "\n".join(cycles)
+
+
+def test_the_layer_rules_catch_what_they_should():
+    graph = {
+        "iceberg_doris.engine.commit": {"iceberg_doris.spark_session.secrets"},  # down: fine
+        "iceberg_doris.spark_session.bridge": {"iceberg_doris.procedures.registry"},  # up
+        "iceberg_doris.procedures.registry": {"iceberg_doris.operations.names"},  # down
+        "iceberg_doris.operations.names": {"iceberg_doris.spark_session.secrets"},  # down
+        "iceberg_doris.spark_session.secrets": set(),
+        "iceberg_doris.loading.source": {"iceberg_doris.merge_on_write.lookup"},  # sideways
+        "iceberg_doris.merge_on_write.lookup": set(),
+    }
+    packages = package_graph(graph)
+    assert [line.split("   ")[0] for line in upward_imports(packages)] == [
+        "iceberg_doris.loading.source -> iceberg_doris.merge_on_write.lookup",
+        "iceberg_doris.spark_session.bridge -> iceberg_doris.procedures.registry",
+    ]
+    # No module imports itself back, yet three packages form one knot.
+    assert package_cycles(packages) == [
+        "operations -> spark_session -> procedures -> operations   (one knot of 3: operations, procedures, spark_session)"
+    ]
+
+
+def layers_in_the_docs() -> list[tuple[str, ...]]:
+    """The numbered list under ``## Layers`` in docs/architecture.md, as package names."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    listed = []
+    for line in section.splitlines():
+        if re.match(r"\d+\. ", line):
+            names = re.findall(r"`([^`]+)`", line.split(":", 1)[0])
+            listed.append(tuple(name.removesuffix("/").removesuffix(".py").removesuffix("/__init__") for name in names))
+    return listed
+
+
+def test_the_docs_show_the_layers():
+    assert layers_in_the_docs() == list(LAYERS)
 
 
 def test_the_layers_exist():
@@ -153,7 +270,8 @@ def test_procedures_do_not_reach_into_the_engine(module):
 
 def test_the_package_root_holds_only_the_public_face():
     """``iceberg_doris.session()``, ``catalog()``, ``doris`` and ``errors`` are reached from the root;
-    every other module lives in its package (session plumbing in spark_session/, the CLI in cli/)."""
+    every other module lives in its package (the entry points in entry/, session plumbing in
+    spark_session/, the CLI in cli/)."""
     assert sorted(path.name for path in PACKAGE.glob("*.py")) == ["__init__.py", "doris.py", "errors.py"]
 
 

@@ -2,8 +2,8 @@
 
 The snippets run in a process of their own (``tests/support/run_readme_snippets.py``), as a reader
 pastes them: the first one's ``iceberg_doris.session()`` starts Spark on a fresh
-``ICEBERG_DORIS_HOME``, in a working folder holding the input files the README names (the CSV is
-a block of the README itself; the Parquet change batches are written here, see ``_FIXTURES``). A
+``ICEBERG_DORIS_HOME``, in an empty working folder, as a reader's: the snippets write every file
+they load (a text block marked ``<!-- file: path -->`` in a page of ``docs/`` is such a file). A
 code block the test cannot run carries ``<!-- not-run: <reason> -->`` on the line before it.
 After the snippets the run reads the tables they built, and runs the job behind ``make demo``
 to check the README's sample output. The pages of ``docs/`` run the same way, in name order, in one
@@ -13,7 +13,6 @@ makes its own tables, so a page never depends on another).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re
@@ -39,40 +38,9 @@ FINAL_QUERIES = {
 }
 
 
-def _fixtures(folder: Path) -> None:
-    """The Parquet files the README's snippets read (the README says what they hold)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    def write(name: str, rows: list[tuple[Any, ...]], schema: pa.Schema) -> None:
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.Table.from_pylist([dict(zip(schema.names, row)) for row in rows], schema=schema), path)
-
-    change = pa.schema([("id", pa.int64()), ("email", pa.string()), ("last_seen", pa.date32()), ("op", pa.string())])
-    write("cdc/batch_0041.parquet", [
-        (1, "ann@a.io", dt.date(2024, 3, 1), "I"),
-        (2, "bob@b.io", dt.date(2019, 6, 30), "I"),
-        (3, "cy@c.io", dt.date(2024, 4, 2), "I"),
-        (4, "dee@d.io", dt.date(2018, 1, 1), "I"),
-    ], change)
-    write("cdc/batch_0042.parquet", [
-        (2, "bob@new.io", dt.date(2024, 5, 5), "U"),
-        (3, "cy@c.io", dt.date(2024, 4, 2), "D"),
-        (5, "eve@e.io", dt.date(2024, 5, 6), "I"),
-    ], change)
-    orders = pa.schema([("dt", pa.date32()), ("id", pa.int64()), ("amount", pa.int64())])
-    write("data/fixed_may.parquet", [
-        (dt.date(2024, 5, 2), 3, 310),
-        (dt.date(2024, 5, 3), 7, 500),
-        (dt.date(2024, 5, 10), 5, 500),
-    ], orders)
-
-
 def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int) -> dict[str, Any]:
     work, home = root / "work", root / "home"
-    work.mkdir()
-    _fixtures(work)
+    work.mkdir()  # empty, as a reader's folder: the snippets write every file they load
     report = root / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ICEBERG_DORIS_") or k == "ICEBERG_DORIS_JAR_CACHE"}
     env.update(ICEBERG_DORIS_HOME=str(home), PYTHONPATH=str(REPOSITORY))
@@ -143,7 +111,8 @@ def test_every_code_block_runs_or_says_why_not():
     assert not unrunnable, "bash lines the test cannot run; mark their block <!-- not-run: <reason> -->:\n" + "\n".join(unrunnable)
     run = [b for b in blocks if b.is_code and not b.not_run_reason]
     assert len(run) >= 11 and {b.language for b in run} == {"python", "sql", "bash"}
-    assert [b.file_name for b in blocks if b.file_name] == ["data/orders.csv"]
+    # Pasted in order into a Python session, the blocks are all there is: no file to make by hand.
+    assert [b.file_name for b in blocks if b.file_name] == []
 
 
 def test_every_docs_code_block_runs_or_says_why_not():

@@ -23,9 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from iceberg_doris.catalog.masking import mask_secrets
-from iceberg_doris.errors import DorisError
 from iceberg_doris.cli.sql_script import split_statements
+from iceberg_doris.errors import DorisError
+from iceberg_doris.lake.masking import mask_secrets
 
 DEFAULT_MAX_ROWS = 1000
 
@@ -90,7 +90,7 @@ def run_statement(spark: Any, statement: str, args: argparse.Namespace) -> bool:
 
 def print_spark_conf(args: argparse.Namespace) -> int:
     """Prints the session's Spark settings as a properties file (no password: see its header)."""
-    from iceberg_doris.catalog import CatalogSettings
+    from iceberg_doris.lake import CatalogSettings
     from iceberg_doris.spark_session.builder import resolve_master, spark_conf
     from iceberg_doris.spark_session.shuffle_sizing import SHUFFLE_PARTITIONS, fixed_partitions
     from iceberg_doris.spark_session.spark_properties import render_properties
@@ -242,7 +242,7 @@ def _read_script(path: str) -> str:
 
 
 def _session(args: argparse.Namespace) -> Any:
-    from iceberg_doris.spark_session.builder import session
+    from iceberg_doris.entry.session import session
 
     with _started_processes_write_to_stderr():
         return session(

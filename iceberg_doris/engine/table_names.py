@@ -12,8 +12,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from iceberg_doris.ddl.sql_text import identifier_as_written, quote_identifier
-from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import ProcedureArgumentError
+from iceberg_doris.names.rules import shown
 
 
 def render_part(name: str) -> str:

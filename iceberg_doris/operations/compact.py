@@ -51,11 +51,11 @@ from iceberg_doris.engine.file_sets import FileSet, stage_replacement
 from iceberg_doris.engine.file_sets import file_location, record_count
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
 from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_snapshot_id, iceberg_expression, read_at_snapshot
-from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.errors import CommitConflictError, CommitLockTimeoutError, PartitionError, TableStateError
-from iceberg_doris.operations.requests import CompactRequest, CompactResult
+from iceberg_doris.names.rules import shown
 from iceberg_doris.operations.repair_keys import repair_foreign_writes
+from iceberg_doris.operations.requests import CompactRequest, CompactResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import snapshot_summary
 from iceberg_doris.table_model.partition_predicates import TRUE, Predicate, partition_predicate, to_sql, union

@@ -14,9 +14,9 @@ from iceberg_doris.ddl import parse_create_table
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.iceberg_tables import create_table as create_iceberg_table
-from iceberg_doris.engine.name_rules import check_column_name, check_database_name, check_table_name
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ProcedureArgumentError, TableStateError
+from iceberg_doris.names.rules import check_column_name, check_database_name, check_table_name
 from iceberg_doris.operations.requests import CreateTableResult
 from iceberg_doris.table_model import choose_layout, model_from_definition
 

@@ -31,10 +31,10 @@ from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id, iceberg_expression, read_at_snapshot
-from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.row_deltas import stage_keyed_row_delta
 from iceberg_doris.errors import PartitionError, ProcedureArgumentError
+from iceberg_doris.names.rules import check_label
 from iceberg_doris.operations import progress
 from iceberg_doris.operations.load import load_into
 from iceberg_doris.operations.load.checks import check_label_unused

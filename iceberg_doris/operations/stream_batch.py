@@ -17,8 +17,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.faults import crash_point
-from iceberg_doris.engine.name_rules import LABEL_MAX_LENGTH, check_label, shown
 from iceberg_doris.errors import BatchAlreadyCommittedError, ProcedureArgumentError
+from iceberg_doris.names.rules import LABEL_MAX_LENGTH, check_label, shown
 from iceberg_doris.operations.load import load
 from iceberg_doris.operations.requests import LoadRequest, StreamBatch, StreamBatchResult
 

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, Union
 
-from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import PartitionError
+from iceberg_doris.names.rules import shown
 from iceberg_doris.partitioning.keys import MIN, PartitionColumnType, key_sort_key
 from iceberg_doris.partitioning.lists import (
     ListPartition,

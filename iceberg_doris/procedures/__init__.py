@@ -3,7 +3,7 @@
 ``CALL doris.swap_temp_partition(...)`` is ``procedures/swap_temp_partition.py`` is
 ``SwapTempPartitionProcedure``. Importing this package registers every procedure; the Python
 entry points are in :mod:`iceberg_doris.doris`; ``CALL doris.*`` reaches them through
-:mod:`iceberg_doris.spark_session.bridge`.
+:mod:`iceberg_doris.entry.bridge`.
 """
 
 # Importing each procedure module registers it.

@@ -1,9 +1,9 @@
-"""The Spark settings that declare the catalog (:class:`~iceberg_doris.catalog.CatalogSettings`)
+"""The Spark settings that declare the catalog (:class:`~iceberg_doris.lake.CatalogSettings`)
 as an Iceberg JDBC catalog: launch settings without secrets, and the secrets a running driver gets."""
 
 from __future__ import annotations
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 
 # Iceberg's JdbcCatalog, minus the connections its start-up leaves open (see the Java class).
 JDBC_CATALOG_IMPL = "io.icebergdoris.iceberg.ClosedInitJdbcCatalog"

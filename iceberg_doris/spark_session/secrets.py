@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from iceberg_doris.catalog.masking import remember_secret
+from iceberg_doris.lake.masking import remember_secret
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

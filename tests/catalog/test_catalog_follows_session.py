@@ -1,7 +1,8 @@
-"""``iceberg_doris.catalog()`` opens the running session's catalog, and the package stays a package.
+"""``iceberg_doris.catalog()`` opens the running session's catalog; ``iceberg_doris.catalog`` is a function.
 
-Issue 39: after ``session(home=X)``, ``catalog()`` opened (and created) the default home; and
-``import iceberg_doris.catalog.<module>`` failed because the ``catalog`` function shadowed the package.
+Issue 39: after ``session(home=X)``, ``catalog()`` opened (and created) the default home. Issue 56:
+``iceberg_doris.catalog`` was both a package and, through a swap of its module class, a function;
+the package is now ``iceberg_doris.lake`` and the name is the function only.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import iceberg_doris
-from iceberg_doris.catalog.settings import HOME_ENV
+from iceberg_doris.lake.settings import HOME_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,20 +40,22 @@ def test_catalog_with_arguments_opens_what_they_name(spark, tmp_path):
     assert (tmp_path / "other" / "catalog.db").exists()
 
 
-def test_the_package_modules_import_by_their_dotted_paths():
+def test_catalog_is_one_function_and_the_package_modules_import_by_their_dotted_paths():
     script = textwrap.dedent(
         """
         import inspect
-        import iceberg_doris.catalog.settings
-        import iceberg_doris.catalog.pyiceberg_catalog
+        import types
+        import iceberg_doris.lake.settings
+        import iceberg_doris.lake.pyiceberg_catalog
         import iceberg_doris.spark_session.runtime_jars
         import iceberg_doris
         from iceberg_doris import catalog
 
-        assert iceberg_doris.catalog.settings.CatalogSettings is iceberg_doris.CatalogSettings
+        assert iceberg_doris.lake.settings.CatalogSettings is iceberg_doris.CatalogSettings
         assert callable(iceberg_doris.spark_session.runtime_jars.resolve_runtime_jars)
-        assert catalog is iceberg_doris.catalog and callable(catalog)
-        assert iceberg_doris.catalog.catalog is iceberg_doris.catalog.pyiceberg_catalog.catalog
+        assert catalog is iceberg_doris.catalog is iceberg_doris.lake.pyiceberg_catalog.catalog
+        assert isinstance(catalog, types.FunctionType)
+        assert type(iceberg_doris.lake) is types.ModuleType  # a plain package, not callable
         assert list(inspect.signature(iceberg_doris.catalog).parameters) == [
             "home", "catalog_uri", "warehouse", "catalog_password_file"]
         print("ok")
@@ -62,7 +65,7 @@ def test_the_package_modules_import_by_their_dotted_paths():
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_the_package_called_opens_pyiceberg_on_the_home(tmp_path):
+def test_catalog_opens_pyiceberg_on_the_home(tmp_path):
     opened = iceberg_doris.catalog(home=tmp_path)
     assert type(opened).__name__ == "SqlCatalog"
     assert (tmp_path / "catalog.db").exists()

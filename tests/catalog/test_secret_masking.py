@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from iceberg_doris.catalog.masking import mask_secrets, remember_secret
-from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.cli import main
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.lake.masking import mask_secrets, remember_secret
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
 from iceberg_doris.spark_session.secrets import is_secret_setting, split_secret_settings
 

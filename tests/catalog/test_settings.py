@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.lake.settings import CatalogSettings
 
 
 @pytest.fixture(autouse=True)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.catalog.settings import CatalogSettings
 from iceberg_doris.engine import interleaving
 from iceberg_doris.engine.iceberg_java import IcebergJava
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.engine.table_lock import (
     TIMEOUT_CONF,
     AdvisoryLocks,

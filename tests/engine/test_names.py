@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from iceberg_doris.ddl.sql_text import quote_identifier
-from iceberg_doris.engine.name_rules import check_label, name_problem, shown
 from iceberg_doris.engine.safe_paths import MAX_SEGMENT, child_location, path_segment
 from iceberg_doris.engine.table_names import TableName, parse_table_name
 from iceberg_doris.errors import ProcedureArgumentError
+from iceberg_doris.names.rules import check_label, name_problem, shown
 
 HOSTILE = ["..", ".", "../../x", "/tmp/x", "a/b", "a\\b", "a\x00b", "a:b", "%2e%2e", "a b", "标签", "*", "[a]", "~", "x" * 1000, ":" * 128]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import pyspark
-from iceberg_doris.catalog.pyiceberg_catalog import catalog
 from iceberg_doris.cli import main
+from iceberg_doris.lake.pyiceberg_catalog import catalog
 from tests.packaging.helpers import run
 from iceberg_doris.spark_session.spark_lines import running_line
 from tests.packaging.test_session_entry_points import _environment

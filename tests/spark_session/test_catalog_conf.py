@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_conf, spark_catalog_secrets
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.spark_session.builder import local_driver_memory, spark_conf
 
 GIB = 1024**3

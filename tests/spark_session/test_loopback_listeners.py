@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from iceberg_doris.catalog.settings import CatalogSettings
+from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.spark_session.builder import spark_conf
 from iceberg_doris.spark_session.spark_lines import running_line
 

@@ -8,8 +8,8 @@ import pytest
 from iceberg_doris import doris
 from iceberg_doris.errors import ProcedureArgumentError
 from iceberg_doris.operations import MergeType, OverwriteMode
-from iceberg_doris.operations.stream_batch import STREAM_NAME_MAX_LENGTH, batch_label
 from iceberg_doris.operations.requests import StreamBatch
+from iceberg_doris.operations.stream_batch import STREAM_NAME_MAX_LENGTH, batch_label
 
 
 def test_the_options_bind_as_doris_load_s():
@@ -45,7 +45,7 @@ def test_the_options_that_are_the_batch_itself_do_not_exist():
 
 
 def test_a_batch_s_label_is_a_valid_label_for_the_longest_name_and_batch_id():
-    from iceberg_doris.engine.name_rules import check_label
+    from iceberg_doris.names.rules import check_label
 
     longest = batch_label(StreamBatch("n" * STREAM_NAME_MAX_LENGTH, 2**63 - 1))
     assert check_label(longest) == longest and len(longest) == 128

@@ -50,7 +50,7 @@ def main(report_path: str, marker: str) -> None:
     logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
     import iceberg_doris
     from iceberg_doris import doris
-    from iceberg_doris.catalog.settings import CatalogSettings
+    from iceberg_doris.lake.settings import CatalogSettings
 
     home = Path(os.environ["ICEBERG_DORIS_HOME"])
     uri = os.environ[CATALOG_URI_ENV]

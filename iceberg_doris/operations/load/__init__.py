@@ -30,11 +30,11 @@ from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.engine.source_plans import reads_table
 from iceberg_doris.engine.table_lock import commit_lock
-from iceberg_doris.engine.name_rules import check_label
 from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
+from iceberg_doris.names.rules import check_label
 from iceberg_doris.operations import progress, temp_partitions
 from iceberg_doris.operations.load.checks import (
     check_batch_new,
@@ -60,8 +60,8 @@ from iceberg_doris.operations.load.publish import (
 from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.load.strict_partial import filter_new_keys
 from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count
-from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
 from iceberg_doris.operations.repair_keys import KeyRepair, repair_foreign_writes
+from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table, reopen
 from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import snapshot_with_summary
-from iceberg_doris.engine.name_rules import shown
 from iceberg_doris.errors import BatchAlreadyCommittedError, LabelAlreadyUsedError, LoadError, ProcedureArgumentError
 from iceberg_doris.loading import STRING_LIMIT_BYTES, TargetColumn
+from iceberg_doris.names.rules import shown
 from iceberg_doris.operations import unpartitioned_temp
 from iceberg_doris.operations.load.negative import check_negative_allowed
 from iceberg_doris.operations.requests import LoadRequest, MergeType, StreamBatch

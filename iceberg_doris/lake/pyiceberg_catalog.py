@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from iceberg_doris.catalog.settings import CatalogSettings, session_settings
+from iceberg_doris.lake.settings import CatalogSettings, session_settings
 
 if TYPE_CHECKING:
     from pyiceberg.catalog.sql import SqlCatalog

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 import iceberg_doris
-from iceberg_doris.spark_session.bridge import ProcedureHandler
-from iceberg_doris.spark_session.callback_server import callback_server_port
+from iceberg_doris.entry.bridge import ProcedureHandler
+from iceberg_doris.entry.callback_server import callback_server_port
 
 pytestmark = pytest.mark.spark
 

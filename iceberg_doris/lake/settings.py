@@ -11,7 +11,7 @@ Secrets: a PostgreSQL password can come from the URI, from a password file (argu
 pyiceberg's driver reads anyway), in that order; without any, both drivers read ``~/.pgpass``.
 The password is kept out of the Spark settings that declare the catalog
 (:func:`iceberg_doris.spark_session.catalog_conf.spark_catalog_conf`: PySpark puts launch settings on a
-command line) and out of ``repr`` and messages (:mod:`iceberg_doris.catalog.masking`).
+command line) and out of ``repr`` and messages (:mod:`iceberg_doris.lake.masking`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-from iceberg_doris.catalog.masking import mask_secrets, remember_secret
 from iceberg_doris.errors import ConfigurationError
+from iceberg_doris.lake.masking import mask_secrets, remember_secret
 
 HOME_ENV = "ICEBERG_DORIS_HOME"
 CATALOG_URI_ENV = "ICEBERG_DORIS_CATALOG_URI"

@@ -14,14 +14,14 @@ import traceback
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from iceberg_doris.catalog.masking import mask_secrets
-from iceberg_doris.catalog.settings import follow_session
+from iceberg_doris.entry.callback_server import start_authenticated_callback_server
 from iceberg_doris.errors import ConfigurationError, DorisError
+from iceberg_doris.lake.masking import mask_secrets
+from iceberg_doris.lake.settings import follow_session
 from iceberg_doris.procedures.binding import reject_duplicate_keys
 from iceberg_doris.procedures.invocation import run_frame_procedure, run_procedure
 from iceberg_doris.procedures.registry import get_procedure
 from iceberg_doris.procedures.statements import run_statement
-from iceberg_doris.spark_session.callback_server import start_authenticated_callback_server
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_secrets
 from iceberg_doris.spark_session.defaults import apply_session_defaults
 from iceberg_doris.spark_session.jvm_lookups import remember_lookups
@@ -36,7 +36,7 @@ from iceberg_doris.streaming.format_sink import sink_from_options
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from iceberg_doris.catalog.settings import CatalogSettings
+    from iceberg_doris.lake.settings import CatalogSettings
 
 log = logging.getLogger(__name__)
 HANDLERS_CLASS = "io.icebergdoris.spark.ProcedureHandlers"
