@@ -121,8 +121,8 @@ COLUMN_FEATURES: dict[str, Feature] = _table(
     ),
     _as_doris(
         "NULL/NOT NULL",
-        "as written, but key columns of UNIQUE and AGGREGATE KEY tables are NOT NULL (Iceberg identifier fields): "
-        "an explicit NULL on one is refused, and a row with a NULL key is an error row of its load",
+        "as written, but key columns of UNIQUE and AGGREGATE KEY tables are NOT NULL (Iceberg identifier fields), "
+        "even declared NULL: a row with a NULL key is an error row of its load, where Doris keeps one NULL key",
     ),
     _refused(
         "AUTO_INCREMENT",

@@ -188,13 +188,6 @@ class _Validator:
             if col.aggregation is not None:
                 raise InvalidTableDefinitionError(f"Key column[{col.name}] should not specify aggregate type.")
             _check_key_type(col)
-            if model is not KeysModel.DUPLICATE and col.nullable_explicit and col.nullable:
-                # Identifier fields are NOT NULL: made so silently, a NULL written here would be ignored.
-                raise InvalidTableDefinitionError(
-                    f"Key column {col.name} is declared NULL: NULL keys of UNIQUE and AGGREGATE KEY tables are not "
-                    "supported by iceberg-doris (key columns are Iceberg identifier fields, which are NOT NULL); "
-                    "declare it NOT NULL"
-                )
             keys[i] = col.name  # as declared
         for col in columns[len(keys):]:
             if col.key:
