@@ -239,18 +239,18 @@ class PartitionSet:
     def partitions(self, temporary: bool = False) -> tuple[Partition, ...]:
         return self.temp if temporary else self.formal
 
-    def get(self, name: str, temporary: bool = False) -> Partition | None:
+    def get(self, name: str, temporary: bool = False, *, exact: bool = False) -> Partition | None:
         """The partition called ``name``: the one spelt exactly so, else the one whose name matches
         case-insensitively (``P1`` finds ``p1``); its :attr:`name` is the spelling it was created
         with. Auto LIST partitions may differ only by case (``pXXX3`` and ``pxxx3``, as Doris names
-        them), and each is found by its exact name."""
+        them), and each is found by its exact name. ``exact``: the exact spelling only."""
         text = str(name)
         folded = text.lower()
         found = None
         for p in self.partitions(temporary):
             if p.name == text:
                 return p
-            if found is None and p.name.lower() == folded:
+            if found is None and not exact and p.name.lower() == folded:
                 found = p
         return found
 
