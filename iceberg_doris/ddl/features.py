@@ -80,8 +80,16 @@ CLAUSE_FEATURES: dict[str, Feature] = _table(
         "shared by every session and engine. Create a normal table and drop it when done",
     ),
     _as_doris("IF NOT EXISTS", "an existing table is left alone (status EXISTS)"),
-    _refused("LIKE", "write the full column list"),
-    _refused("AS SELECT", "create the table with a column list, then load it (doris.load(..., query => ...))"),
+    _refused(
+        "LIKE",
+        "the other table's Doris model would have to be copied, which iceberg-doris does not do; write the full "
+        "column list",
+    ),
+    _refused(
+        "AS SELECT",
+        "a Doris model (keys, partitions) cannot be read from a query; create the table with a column list, then "
+        "load it (doris.load(..., query => ...))",
+    ),
     _as_doris("catalog.db.tbl", "the catalog must be this session's catalog"),
     _storage(
         "INDEX",
