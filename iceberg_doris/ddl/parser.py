@@ -11,7 +11,7 @@ Accepted grammar (clauses in this order, keywords case-insensitive)::
     CREATE [EXTERNAL | TEMPORARY] TABLE [IF NOT EXISTS] [[catalog.]db.]tbl
         ( column_def [, column_def | , index_def ...] [,] )
         [ENGINE [=] olap]
-        [DUPLICATE | UNIQUE | AGGREGATE KEY (cols) [CLUSTER BY (cols) | ORDER BY (cols)]]
+        [DUPLICATE | UNIQUE | AGGREGATE KEY (cols) [CLUSTER BY | ORDER BY (col [ASC] [NULLS FIRST], ...)]]
         [COMMENT 'text']
         [[AUTO] PARTITION BY RANGE | LIST (col, ... | date_trunc(col, 'unit')) [( partition_def, ... )]]
         [DISTRIBUTED BY HASH (cols) | RANDOM [BUCKETS n | AUTO]]
@@ -28,6 +28,9 @@ Accepted grammar (clauses in this order, keywords case-insensitive)::
                    | PARTITION [IF NOT EXISTS] p VALUES IN ((v, ...), ... | v, ...) [(props)]
                    | FROM (v) TO (v) INTERVAL n [unit]
     v := 'string' | "string" | [-]number | MAXVALUE | NULL
+
+Parsing records each clause (:data:`CLAUSES`) and column attribute (:data:`COLUMN_ATTRIBUTES`)
+written; ``ddl.features`` decides, for each, whether it is implemented or refused.
 """
 
 from __future__ import annotations
