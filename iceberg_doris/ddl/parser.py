@@ -11,7 +11,7 @@ Accepted grammar (clauses in this order, keywords case-insensitive)::
     CREATE [EXTERNAL | TEMPORARY] TABLE [IF NOT EXISTS] [[catalog.]db.]tbl
         ( column_def [, column_def | , index_def ...] [,] )
         [ENGINE [=] olap]
-        [DUPLICATE | UNIQUE | AGGREGATE KEY (cols) [CLUSTER BY (cols) | ORDER BY (cols)]]
+        [DUPLICATE | UNIQUE | AGGREGATE KEY (cols) [CLUSTER BY | ORDER BY (col [ASC] [NULLS FIRST], ...)]]
         [COMMENT 'text']
         [[AUTO] PARTITION BY RANGE | LIST (col, ... | date_trunc(col, 'unit')) [( partition_def, ... )]]
         [DISTRIBUTED BY HASH (cols) | RANDOM [BUCKETS n | AUTO]]
@@ -28,6 +28,9 @@ Accepted grammar (clauses in this order, keywords case-insensitive)::
                    | PARTITION [IF NOT EXISTS] p VALUES IN ((v, ...), ... | v, ...) [(props)]
                    | FROM (v) TO (v) INTERVAL n [unit]
     v := 'string' | "string" | [-]number | MAXVALUE | NULL
+
+Parsing records each clause (:data:`CLAUSES`) and column attribute (:data:`COLUMN_ATTRIBUTES`)
+written; ``ddl.features`` decides, for each, whether it is implemented or refused.
 """
 
 from __future__ import annotations
@@ -50,9 +53,24 @@ from iceberg_doris.ddl.types import parse_type
 from iceberg_doris.ddl.validation import validate
 from iceberg_doris.errors import DdlSyntaxError, InvalidTableDefinitionError
 
-__all__ = ["parse_create_table", "SUPPORTED_AGGREGATIONS", "ALL_AGGREGATIONS"]
+__all__ = ["parse_create_table", "parse_statement", "CLAUSES", "COLUMN_ATTRIBUTES", "SUPPORTED_AGGREGATIONS", "ALL_AGGREGATIONS"]
 
 _KEY_MODELS = {"DUPLICATE": KeysModel.DUPLICATE, "UNIQUE": KeysModel.UNIQUE, "AGGREGATE": KeysModel.AGGREGATE}
+
+#: Every clause the parser accepts, by the name it records in ``RawTable.clauses``; each has a
+#: decision in ``ddl.features.CLAUSE_FEATURES`` (a test keeps the two in step).
+CLAUSES = (
+    "EXTERNAL", "TEMPORARY", "IF NOT EXISTS", "LIKE", "AS SELECT", "catalog.db.tbl", "INDEX", "ENGINE",
+    "DUPLICATE KEY", "UNIQUE KEY", "AGGREGATE KEY", "CLUSTER BY", "COMMENT", "PARTITION BY RANGE",
+    "PARTITION BY LIST", "AUTO PARTITION", "FROM TO INTERVAL", "DISTRIBUTED BY HASH", "DISTRIBUTED BY RANDOM",
+    "ROLLUP", "PROPERTIES",
+)
+#: Every column attribute the parser accepts, by the name it records in
+#: ``RawTable.column_attributes``; each has a decision in ``ddl.features.COLUMN_FEATURES``.
+COLUMN_ATTRIBUTES = (
+    "KEY", "aggregate type", "generated expression", "NULL/NOT NULL", "AUTO_INCREMENT", "DEFAULT",
+    "ON UPDATE CURRENT_TIMESTAMP", "COMMENT",
+)
 
 
 def parse_create_table(sql: str) -> TableDefinition:
@@ -63,14 +81,29 @@ def parse_create_table(sql: str) -> TableDefinition:
     """
     if not isinstance(sql, str):
         raise TypeError(f"parse_create_table expects a str, got {type(sql).__name__}")
-    raw = _Parser(sql).parse()
-    return validate(raw)
+    return validate(parse_statement(sql))
+
+
+def parse_statement(sql: str) -> RawTable:
+    """The statement as written (syntax checked, nothing validated): what each clause and column
+    attribute says, including the ones :func:`parse_create_table` refuses."""
+    if not isinstance(sql, str):
+        raise TypeError(f"parse_statement expects a str, got {type(sql).__name__}")
+    return _Parser(sql).parse()
 
 
 class _Parser:
     def __init__(self, sql: str):
         self.sql = sql
         self.s = TokenStream(sql)
+        self.clauses: list[str] = []
+        self.column_attributes: list[tuple[str, str]] = []
+
+    def _saw(self, clause: str) -> None:
+        """Records a clause of :data:`CLAUSES` (ddl.features decides what becomes of it)."""
+        assert clause in CLAUSES, clause
+        if clause not in self.clauses:
+            self.clauses.append(clause)
 
     # -- entry --------------------------------------------------------------------------------
     def parse(self) -> RawTable:
@@ -81,14 +114,17 @@ class _Parser:
         s.expect_keyword("CREATE")
         if s.accept_keyword("EXTERNAL"):
             t.external = True
+            self._saw("EXTERNAL")
         elif s.accept_keyword("TEMPORARY"):
             t.temporary = True
+            self._saw("TEMPORARY")
         s.expect_keyword("TABLE")
         if s.at_keyword("IF"):
             s.next()
             s.expect_keyword("NOT")
             s.expect_keyword("EXISTS")
             t.if_not_exists = True
+            self._saw("IF NOT EXISTS")
         self._table_name(t)
 
         if s.at_keyword("LIKE"):
@@ -102,28 +138,36 @@ class _Parser:
         self._elements(t)
 
         if s.accept_keyword("ENGINE"):
+            self._saw("ENGINE")
             s.accept_op("=")
             t.engine = s.expect_identifier("an engine name").value.lower()
         if s.at_keyword(*_KEY_MODELS):
             t.keys_model = _KEY_MODELS[s.next().upper]
+            self._saw(f"{t.keys_model.value} KEY")
             s.expect_keyword("KEY")
             t.key_columns = self._identifier_list("a key column")
             if s.at_keyword("CLUSTER", "ORDER"):
-                s.next()
+                self._saw("CLUSTER BY")
+                what = "Cluster" if s.next().upper == "CLUSTER" else "Order"
                 s.expect_keyword("BY")
-                t.cluster_by = self._identifier_list("a cluster key column")
+                t.cluster_by = self._cluster_keys(what)
         if s.accept_keyword("COMMENT"):
+            self._saw("COMMENT")
             t.comment = s.expect_string("a quoted table comment").value
         if s.at_keyword("AUTO", "PARTITION"):
             t.partition = self._partition()
         if s.accept_keyword("DISTRIBUTED"):
             t.distribution = self._distribution()
         if s.accept_keyword("ROLLUP"):
+            self._saw("ROLLUP")
             t.rollups = self._rollups()
         if s.accept_keyword("PROPERTIES"):
+            self._saw("PROPERTIES")
             t.properties = self._properties()
         if s.at_keyword("AS"):
             raise self._ctas_error()
+        t.clauses = list(self.clauses)
+        t.column_attributes = list(self.column_attributes)
         if s.accept_op(";"):
             while s.accept_op(";"):
                 pass
@@ -171,12 +215,14 @@ class _Parser:
             t.database = parts[-2]
         if len(parts) == 3:
             t.catalog = parts[0]
+            self._saw("catalog.db.tbl")
 
     # -- columns and indexes -----------------------------------------------------------------
     def _elements(self, t: RawTable) -> None:
         s = self.s
         while True:
             if s.at_keyword("INDEX"):
+                self._saw("INDEX")
                 t.indexes.append(self._index())
             else:
                 if t.indexes:
@@ -228,6 +274,7 @@ class _Parser:
         attrs: dict[str, object] = {}
 
         def once(key: str, token: Token) -> None:
+            assert key in COLUMN_ATTRIBUTES, key
             if key in attrs:
                 raise s.error(f"Duplicate {key} for column {name}", token)
 
@@ -273,7 +320,7 @@ class _Parser:
                 s.next()
                 attrs["DEFAULT"] = self._default_value()
             elif word == "ON":
-                once("ON UPDATE", token)
+                once("ON UPDATE CURRENT_TIMESTAMP", token)
                 s.next()
                 s.expect_keyword("UPDATE")
                 s.expect_keyword("CURRENT_TIMESTAMP")
@@ -281,7 +328,7 @@ class _Parser:
                     if not s.at_op(")"):
                         s.expect_integer("a precision")
                     s.expect_op(")")
-                attrs["ON UPDATE"] = True
+                attrs["ON UPDATE CURRENT_TIMESTAMP"] = True
             elif word == "COMMENT":
                 once("COMMENT", token)
                 s.next()
@@ -289,6 +336,7 @@ class _Parser:
             else:
                 raise s.error_expected("',' or ')'", token)
 
+        self.column_attributes.extend((name, attr) for attr in attrs)
         default_kind = default_text = default_precision = None
         if "DEFAULT" in attrs:
             default_kind, default_text, default_precision = attrs["DEFAULT"]  # type: ignore[misc]
@@ -305,7 +353,7 @@ class _Parser:
             default_kind=default_kind,
             default_precision=default_precision,
             auto_increment_start=attrs.get("AUTO_INCREMENT"),  # type: ignore[arg-type]
-            on_update_current_timestamp=bool(attrs.get("ON UPDATE", False)),
+            on_update_current_timestamp=bool(attrs.get("ON UPDATE CURRENT_TIMESTAMP", False)),
             generated=attrs.get("generated expression"),  # type: ignore[arg-type]
             nullable_explicit="NULL/NOT NULL" in attrs,
         )
@@ -377,6 +425,26 @@ class _Parser:
             raise s.error_expected("an expression", token)
         return s.text_between(first, last)
 
+    def _cluster_keys(self, what: str) -> list[str]:
+        """``(col [ASC] [NULLS FIRST], ...)``: Doris sorts cluster keys ascending with NULLs first only
+        (``test_create_table.groovy`` in regression-test/suites/unique_with_mow_c_p0)."""
+        s = self.s
+        s.expect_op("(")
+        names: list[str] = []
+        while True:
+            names.append(s.expect_identifier("a cluster key column").value)
+            if s.at_keyword("DESC"):
+                raise InvalidTableDefinitionError(f"{what} keys only support ASC in OLAP table")
+            s.accept_keyword("ASC")
+            if s.accept_keyword("NULLS"):
+                if s.at_keyword("LAST"):
+                    raise InvalidTableDefinitionError(f"{what} keys only support NULLS FIRST in OLAP table")
+                s.expect_keyword("FIRST")
+            if not s.accept_op(","):
+                break
+        s.expect_op(")")
+        return names
+
     def _identifier_list(self, what: str) -> list[str]:
         s = self.s
         s.expect_op("(")
@@ -393,6 +461,7 @@ class _Parser:
         s.expect_keyword("PARTITION")
         s.expect_keyword("BY")
         kind = s.expect_keyword("RANGE", "LIST").upper
+        self._saw(f"PARTITION BY {kind}")
         if s.at_op("("):
             s.next()
             exprs = [self._partition_expr()]
@@ -405,6 +474,8 @@ class _Parser:
         else:
             raise s.error_expected("'('", s.peek())
 
+        if auto or any(e.kind == "function" for e in exprs):
+            self._saw("AUTO PARTITION")
         raw = RawPartition(kind=kind, auto_keyword=auto, exprs=exprs, items=[], steps=[])
         if s.accept_op("("):
             if not s.at_op(")"):
@@ -441,6 +512,7 @@ class _Parser:
         s = self.s
         token = s.peek()
         if token.is_keyword("FROM"):
+            self._saw("FROM TO INTERVAL")
             s.next()
             start = self._value_list()
             s.expect_keyword("TO")
@@ -463,7 +535,7 @@ class _Parser:
             if interval < 1:
                 raise InvalidTableDefinitionError("The interval of batch partitions must be greater than 0")
             if s.at_op("("):
-                self._properties()
+                raw.step_properties.append(self._properties())
             raw.steps.append(StepPartitionDef(start=start[0], end=end[0], interval=interval, unit=unit))  # type: ignore[arg-type]
             return
 
@@ -564,6 +636,7 @@ class _Parser:
         s = self.s
         s.expect_keyword("BY")
         kind = s.expect_keyword("HASH", "RANDOM").upper
+        self._saw(f"DISTRIBUTED BY {kind}")
         columns: tuple[str, ...] = ()
         if kind == "HASH":
             columns = tuple(self._identifier_list("a distribution column"))

@@ -32,6 +32,8 @@ class RawPartition:
     has_less_than: bool = False
     has_fixed: bool = False
     has_in: bool = False
+    #: the properties of each ``FROM .. TO .. INTERVAL n (...)`` batch, in written order
+    step_properties: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -56,3 +58,7 @@ class RawTable:
     distribution: DistributionDesc | None = None
     rollups: list[str] = field(default_factory=list)
     properties: dict[str, str] = field(default_factory=dict)
+    #: the clauses written, by their names in ``ddl.parser.CLAUSES``
+    clauses: list[str] = field(default_factory=list)
+    #: (column, attribute) for each attribute written, by the names in ``ddl.parser.COLUMN_ATTRIBUTES``
+    column_attributes: list[tuple[str, str]] = field(default_factory=list)

@@ -19,6 +19,7 @@ from iceberg_doris.ddl.model import (
     TableDefinition,
     lookup_property,
 )
+from iceberg_doris.ddl.features import check_clauses, check_partition_properties, check_properties
 from iceberg_doris.ddl.format_version import format_version
 from iceberg_doris.ddl.raw_statement import RawPartition, RawTable
 from iceberg_doris.ddl.types import (
@@ -53,6 +54,15 @@ class _Validator:
     def validate(self) -> TableDefinition:
         raw = self.raw
         self._engine()
+        # Nothing Doris accepts is stored and ignored: a refused clause, column attribute or
+        # property fails here, by name (ddl.features has the decisions).
+        check_clauses(raw.clauses, raw.column_attributes)
+        check_properties(raw.properties)
+        if raw.partition is not None:
+            for item in raw.partition.items:
+                check_partition_properties(item.name, item.properties)
+            for properties in raw.partition.step_properties:
+                check_partition_properties("FROM ... TO ... INTERVAL", properties)
         self._columns()
         keys_model, keys, defaulted = self._keys()
         self._key_columns(keys_model, keys)
@@ -179,6 +189,12 @@ class _Validator:
                 raise InvalidTableDefinitionError(f"Key column[{col.name}] should not specify aggregate type.")
             _check_key_type(col)
             keys[i] = col.name  # as declared
+        for col in columns[len(keys):]:
+            if col.key:
+                raise InvalidTableDefinitionError(
+                    f"Column {col.name} is marked KEY but is not a key column of the table (keys: "
+                    f"{', '.join(keys) or 'none'}): add it to the KEY clause or remove KEY"
+                )
         for col in columns[len(keys):]:
             if model is KeysModel.AGGREGATE and col.aggregation is None:
                 raise InvalidTableDefinitionError(

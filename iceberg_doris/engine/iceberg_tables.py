@@ -58,13 +58,18 @@ SPARK_TO_DORIS = {
 }
 
 
+# The property Iceberg's Spark catalog shows as the table's comment (DESCRIBE TABLE EXTENDED).
+TABLE_COMMENT = "comment"
+
+
 def create_table(
-    iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField]
+    iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField],
+    comment: str | None = None,
 ) -> JavaObject | None:
     """Creates the Iceberg table for ``model`` in one catalog commit; None if a table of that name
-    exists (created meanwhile by another writer)."""
+    exists (created meanwhile by another writer). ``comment`` is the Doris table comment."""
     try:
-        return _create_table(iceberg, name, model, layout)
+        return _create_table(iceberg, name, model, layout, comment)
     except Py4JJavaError as error:
         if java_class(error) == "org.apache.iceberg.exceptions.AlreadyExistsException":
             return None
@@ -72,7 +77,7 @@ def create_table(
 
 
 def _create_table(
-    iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField]
+    iceberg: IcebergJava, name: TableName, model: DorisTableModel, layout: list[LayoutField], comment: str | None
 ) -> JavaObject:
     schema = _schema(iceberg, model)
     spec = _partition_spec(iceberg, schema, layout)
@@ -83,6 +88,8 @@ def _create_table(
     # Key lookups of merge-on-write loads skip row groups without the key.
     properties |= key_bloom_filter_properties(model)
     properties["format-version"] = format_version(model.properties)
+    if comment:
+        properties[TABLE_COMMENT] = comment
     return (
         iceberg.catalog()
         .buildTable(iceberg.identifier(name), schema)

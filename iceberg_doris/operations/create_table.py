@@ -52,7 +52,7 @@ def create_table(spark: "SparkSession", ddl: str) -> CreateTableResult:
             return CreateTableResult(name.qualified, model.keys_model.value, spec_text, partitions, "EXISTS")
         raise TableStateError(f"Table '{definition.table}' already exists in {database}")
     crash_point("create_table", "before-commit")
-    if create_iceberg_table(iceberg, name, model, layout) is None:
+    if create_iceberg_table(iceberg, name, model, layout, definition.comment) is None:
         raise TableStateError(f"Table '{definition.table}' already exists in {database}")
     crash_point("create_table", "after-commit")
     return CreateTableResult(name.qualified, model.keys_model.value, spec_text, partitions, "CREATED")

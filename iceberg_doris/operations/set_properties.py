@@ -3,7 +3,8 @@
 Modelled properties are validated as Doris validates them (``dynamic_partition.*`` with Doris's
 messages; enabling dynamic partitions creates the partitions due now in the same commit, while
 expired partitions are dropped only by scheduler passes, which report what they drop);
-properties fixed at creation are refused; other properties are kept and have no effect.
+properties fixed at creation are refused; storage settings are kept (they change no row), and
+refused or unknown properties are refused by name (``ddl.features``, as at ``create_table``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from iceberg_doris.ddl.features import check_properties
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.errors import PartitionError, ProcedureArgumentError
 from iceberg_doris.operations import recycle_bin
@@ -40,6 +42,7 @@ def set_properties(spark: "SparkSession", table: str, properties: Mapping[str, s
     for key, reason in FIXED_AT_CREATION.items():
         if key in changes:
             raise ProcedureArgumentError(f"Cannot set {key}: {reason}")
+    check_properties(changes)  # nothing is stored and ignored
     if recycle_bin.EXPIRE_PROPERTY in changes:
         recycle_bin.parse_expire_seconds(changes[recycle_bin.EXPIRE_PROPERTY])
     handle = open_table(spark, table)

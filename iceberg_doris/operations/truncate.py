@@ -92,10 +92,12 @@ def _named_partitions(handle: DorisTable, names: tuple[str, ...]) -> Predicate:
 
 
 def _recycled(model: DorisTableModel, names: tuple[str, ...]) -> tuple[Partition, ...]:
-    """The named formal partitions (names compared as Doris does, case-insensitively), each once, in
-    the table's order."""
-    wanted = {n.lower() for n in names}
-    return tuple(p for p in model.partitions.formal if p.name.lower() in wanted) if model.partitions is not None else ()
+    """The named formal partitions (each name resolved as ``PartitionSet.get`` does: the exact
+    spelling first, else case-insensitively), each once, in the table's order."""
+    if model.partitions is None:
+        return ()
+    wanted = {found.name for n in names if (found := model.partitions.get(n)) is not None}
+    return tuple(p for p in model.partitions.formal if p.name in wanted)
 
 
 def _delete(

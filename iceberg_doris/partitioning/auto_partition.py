@@ -282,22 +282,6 @@ class AutoPartitionPlan:
     created: tuple[Partition, ...]
 
 
-def _unique_list_name(name: str, taken: set[str]) -> str:
-    """Doris's ``calculateUniquePartitionName``: partition names are case-insensitive, so the auto
-    LIST partition of ``aaa`` cannot be ``paaa3`` beside ``AAA``'s ``pAAA3``; it becomes
-    ``paaa3_<hex of name.hashCode()>``, the hash counted up while that is taken too (100 tries)."""
-    diff = java_string_hash(name)
-    candidate = f"{name}_{format(diff & 0xFFFFFFFF, 'x')}"
-    tries = 0
-    while candidate.lower() in taken and tries <= 100:
-        diff = ((diff + 1 + 2**31) % 2**32) - 2**31
-        candidate = f"{name}_{format(diff & 0xFFFFFFFF, 'x')}"
-        tries += 1
-    if candidate.lower() in taken:
-        raise PartitionError(f"partition name {candidate} already exists in table.")
-    return candidate
-
-
 def plan_auto_partitions(
     partition_set: PartitionSet,
     row_keys: Iterable[Any],
@@ -331,15 +315,14 @@ def plan_auto_partitions(
             same = next((p for p in planned.values() if p.values == partition.values), None)
             if same is not None:
                 continue
-            taken = {n.lower() for n in partition_set.partition_names + partition_set.temp_partition_names}
-            taken |= {n.lower() for n in planned}
-            if partition.name.lower() in taken:
-                partition = partition.with_name(_unique_list_name(partition.name, taken))
+            # Doris names it "p" + the formatted values and nothing else: its partition map is
+            # case-sensitive, so pxxx3 sits beside pXXX3 (PartitionExprUtil
+            # .getAddPartitionClauseFromPartitionValues; OlapTable.nameToPartition).
         existing = planned.get(partition.name)
         if existing is None:
             planned[partition.name] = partition
         elif existing != partition:
             raise PartitionError(f"Duplicate partition name {partition.name}")
     check_auto_partition_limit(len(partition_set.formal), len(planned), max_partitions)
-    result = partition_set.add_all(planned.values())
+    result = partition_set.add_all(planned.values(), exact_names=True)
     return AutoPartitionPlan(result, tuple(planned.values()))

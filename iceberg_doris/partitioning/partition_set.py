@@ -239,14 +239,20 @@ class PartitionSet:
     def partitions(self, temporary: bool = False) -> tuple[Partition, ...]:
         return self.temp if temporary else self.formal
 
-    def get(self, name: str, temporary: bool = False) -> Partition | None:
-        """The partition called ``name``, compared case-insensitively as Doris looks partition names
-        up (``p1`` and ``P1`` are one name); its :attr:`name` is the spelling it was created with."""
-        folded = str(name).lower()
+    def get(self, name: str, temporary: bool = False, *, exact: bool = False) -> Partition | None:
+        """The partition called ``name``: the one spelt exactly so, else the one whose name matches
+        case-insensitively (``P1`` finds ``p1``); its :attr:`name` is the spelling it was created
+        with. Auto LIST partitions may differ only by case (``pXXX3`` and ``pxxx3``, as Doris names
+        them), and each is found by its exact name. ``exact``: the exact spelling only."""
+        text = str(name)
+        folded = text.lower()
+        found = None
         for p in self.partitions(temporary):
-            if p.name.lower() == folded:
+            if p.name == text:
                 return p
-        return None
+            if found is None and not exact and p.name.lower() == folded:
+                found = p
+        return found
 
     def stored_name(self, name: str, temporary: bool = False) -> str:
         """``name`` as the partition it names spells it (``P1`` -> ``p1``); ``name`` itself when no
@@ -312,9 +318,10 @@ class PartitionSet:
             return self._with(temp=self.temp + (partition,))
         return self._with(formal=self.formal + (partition,))
 
-    def _check_new_name(self, name: str) -> None:
+    def _check_new_name(self, name: str, exact: bool = False) -> None:
         check_partition_name(name)
-        if self.has(name):
+        taken = any(p.name == name for p in self.formal + self.temp) if exact else self.has(name)
+        if taken:
             raise PartitionError(f"Duplicate partition name {name}")
 
     def _check_range_conflicts(self, new: RangePartition, temporary: bool) -> None:
@@ -410,9 +417,12 @@ class PartitionSet:
             self._check_list_conflicts(new, temporary, values_in_sql(raw_tuples, self.column_types))
         return self._with_added(new, temporary)
 
-    def add(self, partition: Partition, *, temporary: bool = False) -> PartitionSet:
-        """Adds a ready-made partition (a fixed range or a key list), with the same checks."""
-        self._check_new_name(partition.name)
+    def add(self, partition: Partition, *, temporary: bool = False, exact_names: bool = False) -> PartitionSet:
+        """Adds a ready-made partition (a fixed range or a key list), with the same checks.
+        ``exact_names``: names that differ only by case are different partitions (the partitions
+        auto LIST creates, as Doris's case-sensitive partition map holds them); otherwise such a
+        name is a duplicate."""
+        self._check_new_name(partition.name, exact_names)
         if self.kind is PartitionKind.RANGE:
             if not isinstance(partition, RangePartition):
                 raise PartitionError("Range partition expected 'VALUES [LESS THAN or [(\"xxx\" ,...), (\"xxx\", ...))]'")
@@ -439,22 +449,28 @@ class PartitionSet:
             self._check_list_conflicts(partition, temporary, desc)
         return self._with_added(partition, temporary)
 
-    def add_all(self, partitions: Iterable[Partition], *, temporary: bool = False) -> PartitionSet:
+    def add_all(
+        self, partitions: Iterable[Partition], *, temporary: bool = False, exact_names: bool = False
+    ) -> PartitionSet:
         """Adds several ready-made partitions with the checks of :meth:`add`, in O(n log n)."""
         items = list(partitions)
         if len(items) <= 1:
-            return self.add(items[0], temporary=temporary) if items else self
-        names = {n.lower() for n in self.partition_names + self.temp_partition_names}  # Doris: case-insensitive
+            return self.add(items[0], temporary=temporary, exact_names=exact_names) if items else self
+
+        def fold(name: str) -> str:
+            return name if exact_names else name.lower()
+
+        names = {fold(n) for n in self.partition_names + self.temp_partition_names}
         accepted: list[Partition] = []
         if self.kind is PartitionKind.RANGE:
             ordered = sorted(self.partitions(temporary), key=lambda p: p.lower)
             uppers = [p.upper.values for p in ordered]
             for p in items:
                 check_partition_name(p.name)
-                if p.name.lower() in names:
+                if fold(p.name) in names:
                     raise PartitionError(f"Duplicate partition name {p.name}")
                 if not isinstance(p, RangePartition):
-                    return self._with_added_each(items, temporary)
+                    return self._with_added_each(items, temporary, exact_names)
                 if p.types != self.column_types:
                     p = RangePartition(
                         p.name, RangeKey(p.lower.values, self.column_types), RangeKey(p.upper.values, self.column_types)
@@ -467,17 +483,17 @@ class PartitionSet:
                     )
                 ordered.insert(j, p)
                 uppers.insert(j, p.upper.values)
-                names.add(p.name.lower())
+                names.add(fold(p.name))
                 accepted.append(p)
         else:
             group = {p.name: p for p in self.partitions(temporary)}
             owner = {key: p.name for p in group.values() for key in p.values}
             for p in items:
                 check_partition_name(p.name)
-                if p.name.lower() in names:
+                if fold(p.name) in names:
                     raise PartitionError(f"Duplicate partition name {p.name}")
                 if not isinstance(p, ListPartition):
-                    return self._with_added_each(items, temporary)
+                    return self._with_added_each(items, temporary, exact_names)
                 if p.types != self.column_types:
                     p = ListPartition(p.name, p.values, self.column_types)
                 desc = values_in_sql(p.values, self.column_types)
@@ -498,16 +514,16 @@ class PartitionSet:
                 for key in p.values:
                     owner[key] = p.name
                 group[p.name] = p
-                names.add(p.name.lower())
+                names.add(fold(p.name))
                 accepted.append(p)
         if temporary:
             return self._with(temp=self.temp + tuple(accepted))
         return self._with(formal=self.formal + tuple(accepted))
 
-    def _with_added_each(self, items: Sequence[Partition], temporary: bool) -> PartitionSet:
+    def _with_added_each(self, items: Sequence[Partition], temporary: bool, exact_names: bool = False) -> PartitionSet:
         result = self
         for p in items:
-            result = result.add(p, temporary=temporary)
+            result = result.add(p, temporary=temporary, exact_names=exact_names)
         return result
 
     def add_batch(

@@ -3,7 +3,8 @@
 Modelled properties are validated as Doris validates them (``dynamic_partition.*`` with Doris's
 messages; enabling dynamic partitions creates the partitions due now in the same commit, while
 expired partitions are dropped only by scheduler passes, which report what they drop);
-properties fixed at creation are refused; other properties are kept and have no effect.
+properties fixed at creation are refused; storage settings are kept (they change no row), and
+refused or unknown properties are refused by name (``ddl.features``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ class SetPropertiesProcedure(Procedure):
         "messages; turning dynamic partitions on creates the partitions due now in the same commit (expired "
         "partitions are dropped only by doris.run_dynamic_partition, which reports them). "
         "Properties fixed at creation (enable_unique_key_merge_on_write, function_column.*) are refused. "
-        "Other keys (e.g. replication_num) are stored and have no effect."
+        "Storage settings (e.g. replication_num) are kept with no effect on rows; refused and unknown properties "
+        "are refused by name, as at create_table (docs/doris-features.md)."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),

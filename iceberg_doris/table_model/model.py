@@ -168,11 +168,13 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
         distribution = Distribution(d.kind, tuple(d.columns), d.buckets)
     auto = None
     partitions = None
+    dynamic_keys = any(key.startswith("dynamic_partition.") for key in properties)
+    if dynamic_keys and (definition.partition is None or definition.partition.kind != "RANGE"):
+        # Doris's CREATE TABLE refuses them on unpartitioned and LIST tables with this message
+        # (InternalCatalog.createOlapTable; CreateTableTest "tbl19", DynamicPartitionTableTest).
+        raise InvalidTableDefinitionError("Only support dynamic partition properties on range partition table")
     if definition.partition is not None:
         auto, partitions = _partitions(definition, definition.partition)
-    elif any(key.startswith("dynamic_partition.") for key in properties):
-        # Doris refuses these at CREATE TABLE too; kept silently they would never take effect.
-        raise InvalidTableDefinitionError("Dynamic partition only support single-column range partition")
     model = DorisTableModel(
         keys_model=definition.keys_model,
         key_columns=tuple(definition.key_columns),

@@ -253,11 +253,15 @@ def test_plan_auto_limit_counts_existing_partitions():
 def test_plan_auto_list_is_case_sensitive_and_handles_null():
     ps = PartitionSet.new("LIST", ["k"], ["VARCHAR"], nullable=True)
     plan = plan_auto_partitions(ps, ["AAA", "aaa", "AaA", "aaa", None])
-    # Partition names are case-insensitive in Doris: a name taken in another case gets
-    # "_" + hex(name.hashCode()) (PartitionExprUtil.calculateUniquePartitionName).
-    assert [p.name for p in plan.created] == ["pAAA3", "paaa3_657d882", "pAaA3_64948c2", "pX"]
-    assert plan.partition_set.route("aaa") == "paaa3_657d882"
+    # Doris names each "p" + its formatted values, nothing more: its partition map is case-sensitive
+    # (regression-test/suites/partition_p0/auto_partition/test_auto_partition_name.groovy expects pXXX3
+    # and pxxx3 side by side; PartitionExprUtil.getAddPartitionClauseFromPartitionValues).
+    assert [p.name for p in plan.created] == ["pAAA3", "paaa3", "pAaA3", "pX"]
+    assert plan.partition_set.route("aaa") == "paaa3"
+    assert plan.partition_set.route("AaA") == "pAaA3"
     assert plan.partition_set.route(None) == "pX"
+    assert plan.partition_set.get("paaa3").values == (("aaa",),)  # each found by its exact name
+    assert plan.partition_set.get("PAAA3").name == "pAAA3"  # other spellings: case-insensitively
     manual = PartitionSet.new("LIST", ["k"], ["VARCHAR"]).add_partition("p1", values_in=["a"])
     plan = plan_auto_partitions(manual, ["a", "b"])
     assert [p.name for p in plan.created] == ["pb1"]
@@ -269,3 +273,17 @@ def test_plan_auto_range_needs_a_unit():
     ps = PartitionSet.new("RANGE", ["k0"], ["DATETIME"])
     with pytest.raises(PartitionError):
         plan_auto_partitions(ps, [DT(2020, 1, 1)])
+
+
+def test_xxx_after_xxx_in_capitals_is_named_as_doris_names_it():
+    # regression-test/suites/partition_p0/auto_partition/test_auto_partition_name.groovy (test_list_name1):
+    # "XXX" then "xxx" in one table become pXXX3 and pxxx3; a later load of "xxx" finds pxxx3.
+    ps = PartitionSet.new("LIST", ["str"], ["VARCHAR"], nullable=True)
+    first = plan_auto_partitions(ps, ["XXX"]).partition_set
+    second = plan_auto_partitions(first, ["xxx"])
+    assert [p.name for p in second.created] == ["pxxx3"]
+    assert sorted(second.partition_set.partition_names) == ["pXXX3", "pxxx3"]
+    assert plan_auto_partitions(second.partition_set, ["xxx", "XXX"]).created == ()
+    # a partition a user adds is still a duplicate of a name that differs only by case
+    with pytest.raises(PartitionError, match="Duplicate partition name PXXX3"):
+        second.partition_set.add_partition("PXXX3", values_in=["other"])

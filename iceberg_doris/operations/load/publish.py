@@ -230,8 +230,10 @@ def overwritten_partitions(partitions: PartitionSet, request: LoadRequest, touch
     """The formal partitions an overwrite replaces."""
     if request.overwrite is OverwriteMode.ALL:
         return list(partitions.formal)
-    names = {n.lower() for n in (request.partitions if request.overwrite is OverwriteMode.NAMED else touched) or []}
-    return [p for p in partitions.formal if p.name.lower() in names]
+    # Each name resolved as get() does (the exact spelling first): auto LIST partitions may differ only by case.
+    names = request.partitions if request.overwrite is OverwriteMode.NAMED else touched
+    chosen = {found.name for n in names or [] if (found := partitions.get(n)) is not None}
+    return [p for p in partitions.formal if p.name in chosen]
 
 
 def overwritten_files(fresh: DorisTable, partitions: PartitionSet | None, request: LoadRequest, touched: list[str]) -> FileSet:

@@ -132,7 +132,7 @@ def merge_partitions(fresh: DorisTable, routed: RoutedRows) -> PartitionSet | No
     current = fresh.model.partitions
     assert current is not None and routed.partitions is not None
     for partition in routed.partitions.temp if routed.temporary else ():
-        if current.get(partition.name, True) != partition:
+        if current.get(partition.name, True, exact=True) != partition:
             raise CommitConflictError(
                 f"Cannot load into {fresh.name.qualified}: temp partition {partition.name} changed while the load "
                 "ran; nothing was committed. Run the load again."
@@ -140,16 +140,17 @@ def merge_partitions(fresh: DorisTable, routed: RoutedRows) -> PartitionSet | No
     for partition in routed.partitions.formal:
         if partition in routed.created:
             continue
-        if current.get(partition.name) != partition:
+        if current.get(partition.name, exact=True) != partition:
             raise CommitConflictError(
                 f"Cannot load into {fresh.name.qualified}: partition {partition.name} changed while the load ran; "
                 "nothing was committed. Run the load again."
             )
     merged = current
     for partition in routed.created:
-        existing = current.get(partition.name)
+        # Exactly this name: an auto LIST partition may differ from another only by case (pxxx3, pXXX3).
+        existing = current.get(partition.name, exact=True)
         if existing is None:
-            merged = merged.add(partition)
+            merged = merged.add(partition, exact_names=True)
         elif existing != partition:
             raise CommitConflictError(
                 f"Cannot load into {fresh.name.qualified}: another commit created partition {partition.name} "

@@ -1,0 +1,91 @@
+"""Doris DDL on real Spark and Iceberg: nothing accepted and ignored (docs/doris-features.md).
+
+Each statement is Doris's own where it has one (paths under apache/doris's regression-test/suites).
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import IllegalArgumentException
+
+from iceberg_doris import doris
+from iceberg_doris.errors import InvalidTableDefinitionError
+
+pytestmark = pytest.mark.spark
+
+
+def _tables(spark, namespace: str) -> list[str]:
+    return [r.tableName for r in spark.sql(f"SHOW TABLES IN {namespace}").collect()]
+
+
+def test_refused_column_attributes_create_nothing(spark, namespace):
+    # data_model_p0/unique/test_unique_table_auto_inc.groovy and
+    # unique_with_mow_c_p0/partial_update/test_update_on_current_timestamp.groovy
+    auto_inc = (
+        f"CREATE TABLE {namespace}.auto_inc (`id` BIGINT NOT NULL AUTO_INCREMENT, `name` varchar(65533) NOT NULL, "
+        "`value` int(11) NOT NULL) ENGINE=OLAP UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 "
+        'PROPERTIES ("replication_allocation" = "tag.location.default: 1", "enable_unique_key_merge_on_write" = "true")'
+    )
+    with pytest.raises(IllegalArgumentException) as raised:
+        spark.sql(f"CALL doris.create_table('{auto_inc}')").collect()
+    assert "AUTO_INCREMENT (column id) is not supported by iceberg-doris" in str(raised.value)
+    on_update = (
+        f"CREATE TABLE {namespace}.on_update (`id` int(11) NOT NULL, `score` int(11) NOT NULL, "
+        "`update_time` datetime default current_timestamp on update current_timestamp) "
+        "UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1"
+    )
+    with pytest.raises(InvalidTableDefinitionError, match=r"^ON UPDATE CURRENT_TIMESTAMP \(column update_time\)"):
+        doris.create_table(spark, ddl=on_update)
+    assert _tables(spark, namespace) == []
+
+
+def test_partition_retention_count_and_unknown_properties_are_refused(spark, namespace):
+    # partition_p0/auto_partition/test_auto_partition_retention_restart.groovy
+    with pytest.raises(InvalidTableDefinitionError, match='^Property "partition.retention_count" is not supported'):
+        doris.create_table(spark, ddl=(
+            f"CREATE TABLE {namespace}.recycle (k0 datetime(6) NOT NULL) "
+            "AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) () DISTRIBUTED BY HASH(k0) BUCKETS 1 "
+            'PROPERTIES ("partition.retention_count" = "3")'
+        ))
+    table = f"{namespace}.flat"
+    doris.create_table(spark, ddl=f'CREATE TABLE {table} (k INT) PROPERTIES ("replication_num" = "1")')
+    with pytest.raises(InvalidTableDefinitionError, match='^Property "partition.retention_count" is not supported'):
+        doris.set_properties(spark, table=table, properties={"partition.retention_count": "3"})
+    with pytest.raises(InvalidTableDefinitionError, match=r"^Unknown properties: \{no_such_thing=1\}"):
+        doris.set_properties(spark, table=table, properties={"no_such_thing": "1"})
+    assert doris.set_properties(spark, table=table, properties={"storage_medium": "SSD"})[0].new_value == "SSD"
+    assert _tables(spark, namespace) == ["flat"]
+
+
+def test_table_comment_is_the_iceberg_comment(spark, namespace):
+    table = f"{namespace}.commented"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT) DUPLICATE KEY(k) COMMENT 'OLAP' DISTRIBUTED BY HASH(k) BUCKETS 1")
+    described = {r.col_name: r.data_type for r in spark.sql(f"DESCRIBE TABLE EXTENDED {table}").collect()}
+    assert described["Comment"] == "OLAP"
+
+
+def test_xxx_after_xxx_in_capitals_gets_its_own_partition(spark, namespace):
+    # partition_p0/auto_partition/test_auto_partition_name.groovy (test_list_name1): pXXX3 and pxxx3
+    table = f"{namespace}.names"
+    doris.create_table(spark, ddl=(
+        f"CREATE TABLE {table} (`str` varchar(20)) DUPLICATE KEY(`str`) AUTO PARTITION BY LIST (`str`) () "
+        "DISTRIBUTED BY HASH(`str`) BUCKETS 1"
+    ))
+    doris.load(spark, table=table, query="SELECT 'XXX' AS str")
+    doris.load(spark, table=table, query="SELECT * FROM VALUES ('xxx'), ('xxx') AS t(str)")
+    shown = {r.partition_name: r.row_count for r in doris.show_partitions(spark, table=table)}
+    assert shown == {"pXXX3": 1, "pxxx3": 2}
+    doris.truncate(spark, table=table, partitions=["pxxx3"])  # the exact name, not pXXX3
+    assert [r.str for r in spark.sql(f"SELECT str FROM {table}").collect()] == ["XXX"]
+
+
+def test_dynamic_partition_properties_on_a_list_table_get_doris_message(spark, namespace):
+    # fe/fe-core/src/test/java/org/apache/doris/catalog/CreateTableTest.java ("tbl19")
+    with pytest.raises(InvalidTableDefinitionError) as raised:
+        doris.create_table(spark, ddl=(
+            f"CREATE TABLE {namespace}.tbl19 (k1 DATE NOT NULL) PARTITION BY LIST(k1) () DISTRIBUTED BY HASH(k1) "
+            'PROPERTIES ("dynamic_partition.enable" = "true", "dynamic_partition.time_unit" = "MONTH", '
+            '"dynamic_partition.end" = "2", "dynamic_partition.prefix" = "p", "dynamic_partition.buckets" = "2")'
+        ))
+    assert str(raised.value) == "Only support dynamic partition properties on range partition table"
+    assert _tables(spark, namespace) == []
