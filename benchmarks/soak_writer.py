@@ -16,6 +16,7 @@ import json
 import random
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,7 +138,9 @@ class Writer:
                 text = f"{type(error).__name__}: {error}"
                 conflict = type(error).__name__ in ("CommitConflictError", "CommitLockTimeoutError") or CONFLICT_MARK in text
                 if not conflict:
-                    entry |= {"outcome": "error", "error": text[:1500]}
+                    # Where it failed (Python and Java frames): an error here is a defect to diagnose.
+                    trace = "".join(traceback.format_exception(error))
+                    entry |= {"outcome": "error", "error": text[:1500], "trace": trace[-6000:]}
                     break
                 entry["conflicts"] += 1
                 entry["lock_timeouts"] += LOCK_TIMEOUT_MARK in text
