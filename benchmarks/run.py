@@ -45,7 +45,8 @@ def reported_scale(args: argparse.Namespace) -> int:
 def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *, warmup: bool = False) -> SuiteResult | list[SuiteResult]:
     if suite == "tpch":  # one result per scale factor, smallest first
         factors = [WARMUP_SCALE_FACTOR] if warmup else sorted(args.scale_factors)
-        return [suite_tpch.run(bench, sf, args.tpch_data.resolve(), reps=1 if warmup else None, warmup=not warmup) for sf in factors]
+        return [suite_tpch.run(bench, sf, args.tpch_data.resolve(), reps=1 if warmup else None, warmup=args.warmup and not warmup,
+                               formats=args.tpch_formats) for sf in factors]
     if suite == "a":
         py_scale = args.pyiceberg_scale or min(scale, 1_000_000)
         return suite_upsert.run(bench, scale, pyiceberg_scale=py_scale, measure_memory=not warmup)
@@ -99,13 +100,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="tpch: TPC-H scale factors, e.g. 0.1,1,10 (default 0.1)")
     parser.add_argument("--tpch-data", type=Path, default=DEFAULT_TPCH_DATA,
                         help="tpch: where tpchgen-cli's data is generated once per scale factor and kept (default benchmarks/tpch-data)")
+    parser.add_argument("--tpch-formats", type=lambda v: tuple(x.strip() for x in v.split(",")), default=suite_tpch.tpch_data.FORMATS,
+                        help="tpch: the files lineitem is loaded from, of tbl,csv,jsonl,json,parquet (default all; tbl always)")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the extra cProfile'd runs")
-    parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the tiny-scale warm-up pass")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="skip the tiny-scale warm-up pass (tpch: and its untimed first load of each contender)")
     args = parser.parse_args(argv)
     args.suite_list = [s.strip() for s in args.suites.split(",") if s.strip()]
     unknown = [s for s in args.suite_list if s not in SUITES]
     if unknown:
         parser.error(f"unknown suites {unknown}: choose from {', '.join(SUITES)}")
+    unknown_formats = set(args.tpch_formats) - set(suite_tpch.tpch_data.FORMATS)
+    if unknown_formats:
+        parser.error(f"unknown --tpch-formats {sorted(unknown_formats)}: choose from {','.join(suite_tpch.tpch_data.FORMATS)}")
     if args.scale < WARMUP_SCALE:
         parser.error(f"--scale must be at least {WARMUP_SCALE}")
     return args

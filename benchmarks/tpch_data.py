@@ -67,8 +67,9 @@ class TpchFiles:
         return str(self.folder / f"{table}.{fmt}")
 
     def refresh(self, name: str) -> str:
-        """``rf1_orders``, ``rf1_lineitem`` (new orders and their lines), ``rf2_orders`` (deleted
-        order keys, one ``key|`` a line as TPC-H's delete files), ``update_lineitem`` (1% update)."""
+        """``rf1_orders``, ``rf1_lineitem`` (new orders and their lines), ``rf2_orders`` (the deleted
+        orders' rows: TPC-H's delete files hold the keys alone, but a ``merge_type => 'DELETE'``
+        load is asked for every NOT NULL column), ``update_lineitem`` (1% update)."""
         return str(self.folder / f"{name}.tbl")
 
     def count(self, name: str) -> int:
@@ -202,7 +203,7 @@ def _refresh_files(files: TpchFiles) -> dict[str, int]:
                 counts["rf1_orders"] += 1
             if index % step == step // 2 and counts["rf2_orders"] < changes:
                 deleted.add(key)
-                rf2.write(f"{key}|\n")
+                rf2.write(line)
                 counts["rf2_orders"] += 1
             if index % UPDATE_EVERY == 0:
                 updated.add(key)
