@@ -18,14 +18,16 @@ import traceback
 from pathlib import Path
 
 from benchmarks import report, suite_auto_partition, suite_bulk, suite_cdc, suite_cdc_compaction, suite_partition_ops, suite_upsert
-from benchmarks import suite_scale_curve, suite_small_loads, suite_stream_changes
+from benchmarks import suite_scale_curve, suite_small_loads, suite_stream_changes, suite_tpch
 from benchmarks.common import Bench, SuiteResult, environment_summary, jvm_gc_seconds, load_average, new_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPO / "benchmarks" / "work"  # ignored by git
 DEFAULT_OUT = REPO / "benchmarks" / "RESULTS.md"
+DEFAULT_TPCH_DATA = REPO / "benchmarks" / "tpch-data"  # ignored by git; kept between runs (--home is wiped)
+WARMUP_SCALE_FACTOR = 0.001
 MARKER = ".iceberg-doris-benchmarks"
-SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition", "e": "bulk", "f": "cdc_compaction", "g": "small_loads", "h": "scale_curve", "s": "stream_changes"}
+SUITES = {"a": "upsert", "b": "cdc", "c": "partition_ops", "d": "auto_partition", "e": "bulk", "f": "cdc_compaction", "g": "small_loads", "h": "scale_curve", "s": "stream_changes", "tpch": "tpch"}
 WARMUP_SCALE = 2000
 
 
@@ -40,7 +42,11 @@ def reported_scale(args: argparse.Namespace) -> int:
     return args.scale
 
 
-def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *, warmup: bool = False) -> SuiteResult:
+def run_suite(suite: str, bench: Bench, scale: int, args: argparse.Namespace, *, warmup: bool = False) -> SuiteResult | list[SuiteResult]:
+    if suite == "tpch":  # one result per scale factor, smallest first
+        factors = [WARMUP_SCALE_FACTOR] if warmup else sorted(args.scale_factors)
+        return [suite_tpch.run(bench, sf, args.tpch_data.resolve(), reps=1 if warmup else None, warmup=args.warmup and not warmup,
+                               formats=args.tpch_formats) for sf in factors]
     if suite == "a":
         py_scale = args.pyiceberg_scale or min(scale, 1_000_000)
         return suite_upsert.run(bench, scale, pyiceberg_scale=py_scale, measure_memory=not warmup)
@@ -76,7 +82,7 @@ def _kinds(names: str) -> tuple[suite_scale_curve.Case, ...]:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=int, default=200_000, help="N, rows of the base table (default 200000)")
-    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), g (small loads), h (scale curve), s (stream_to + changes)")
+    parser.add_argument("--suites", default="a,b,c,d,e", help="comma-separated: tpch (TPC-H loads and refresh functions, see --scale-factors), a (upsert), b (cdc), c (partition ops), d (auto partition), e (bulk load), f (cdc with automatic compaction), g (small loads), h (scale curve), s (stream_to + changes)")
     parser.add_argument("--home", type=Path, default=DEFAULT_HOME, help="iceberg_doris home: catalog + warehouse + inputs; wiped at start")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write RESULTS.md ('-': stdout)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions per measurement (median); c and d use at least 3 and 4")
@@ -90,13 +96,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="h: key kinds, comma-separated (default: BIGINT,BIGINT + seq,VARCHAR,VARCHAR + seq)")
     parser.add_argument("--merge-limit-minutes", type=float, default=suite_scale_curve.MERGE_LIMIT_SECONDS / 60,
                         help="h: cancel a MERGE INTO after this many minutes and report it as not finished (default 10)")
+    parser.add_argument("--scale-factors", type=lambda v: [float(x) for x in v.split(",")], default=[0.1],
+                        help="tpch: TPC-H scale factors, e.g. 0.1,1,10 (default 0.1)")
+    parser.add_argument("--tpch-data", type=Path, default=DEFAULT_TPCH_DATA,
+                        help="tpch: where tpchgen-cli's data is generated once per scale factor and kept (default benchmarks/tpch-data)")
+    parser.add_argument("--tpch-formats", type=lambda v: tuple(x.strip() for x in v.split(",")), default=suite_tpch.tpch_data.FORMATS,
+                        help="tpch: the files lineitem is loaded from, of tbl,csv,jsonl,json,parquet (default all; tbl always)")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the extra cProfile'd runs")
-    parser.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the tiny-scale warm-up pass")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="skip the tiny-scale warm-up pass (tpch: and its untimed first load of each contender)")
     args = parser.parse_args(argv)
     args.suite_list = [s.strip() for s in args.suites.split(",") if s.strip()]
     unknown = [s for s in args.suite_list if s not in SUITES]
     if unknown:
         parser.error(f"unknown suites {unknown}: choose from {', '.join(SUITES)}")
+    unknown_formats = set(args.tpch_formats) - set(suite_tpch.tpch_data.FORMATS)
+    if unknown_formats:
+        parser.error(f"unknown --tpch-formats {sorted(unknown_formats)}: choose from {','.join(suite_tpch.tpch_data.FORMATS)}")
     if args.scale < WARMUP_SCALE:
         parser.error(f"--scale must be at least {WARMUP_SCALE}")
     return args
@@ -142,25 +158,29 @@ def main(argv: list[str] | None = None) -> int:
                        f"{time.perf_counter() - begun:.0f} s, results discarded")
     results: list[SuiteResult] = []
     for suite in args.suite_list:
-        log(f"suite {suite} ({SUITES[suite]}) at N = {args.scale}")
+        size = f"SF {','.join(f'{sf:g}' for sf in args.scale_factors)}" if suite == "tpch" else f"N = {args.scale}"
+        log(f"suite {suite} ({SUITES[suite]}) at {size}")
         bench = Bench(spark, new_namespace(spark, f"bench_{SUITES[suite]}"), work, args.home.resolve(), reps=args.reps, profile=args.profile, log=log)
         gc_before = jvm_gc_seconds(spark)
         try:
-            result = run_suite(suite, bench, args.scale, args)
-            result.gc_seconds = jvm_gc_seconds(spark) - gc_before
+            outcome = run_suite(suite, bench, args.scale, args)
+            suite_results = outcome if isinstance(outcome, list) else [outcome]
+            if len(suite_results) == 1:  # several scale factors of tpch: their GC time is not told apart
+                suite_results[0].gc_seconds = jvm_gc_seconds(spark) - gc_before
         except Exception as error:  # noqa: BLE001 - reported, and the exit code says so
             traceback.print_exc()
             failures.append((suite, f"{type(error).__name__}: {error}".splitlines()[0]))
             log(f"suite {suite} FAILED: {error}")
             continue
-        results.append(result)
+        results.extend(suite_results)
         loads[f"after {suite}"] = load_average()
-        for target in result.targets:
+        for target in (t for result in suite_results for t in result.targets):
             log(f"  target {target.name}: {target.show(target.measured)} ({'met' if target.met else 'missed'})")
     environment = environment_summary(spark)
     info = report.RunInfo(
         command=_command(argv),
-        scale=reported_scale(args),
+        # a TPC-H-only run states its largest lineitem table, not --scale (which it does not use)
+        scale=max(r.scale for r in results) if args.suite_list == ["tpch"] and results else reported_scale(args),
         seconds=time.perf_counter() - started_wall,
         environment=environment,
         version=iceberg_doris.__version__,
