@@ -10,8 +10,8 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkConf;
-import org.apache.spark.SparkContext;
 import org.apache.spark.api.python.Py4JServer;
+import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,8 +58,19 @@ final class PythonSide {
       return current; // another thread started it while this one waited
     }
     stop();
-    String python = interpreter();
-    SparkConf conf = SparkContext.getOrCreate().getConf();
+    scala.Option<SparkSession> session = SparkSession.getActiveSession();
+    if (session.isEmpty()) {
+      session = SparkSession.getDefaultSession();
+    }
+    if (session.isEmpty()) {
+      throw new DorisProcedureException("ConfigurationError", what + " needs the Python side of iceberg-doris, "
+          + "which starts on this driver's Spark session, and none is running: run it in a Spark session "
+          + "(spark-sql, the Thrift server, a job) configured with iceberg-doris --print-spark-conf, or in "
+          + "PySpark create the session with iceberg_doris.session(), or call iceberg_doris.install(spark) "
+          + "on a session you built yourself.");
+    }
+    SparkConf conf = session.get().sparkContext().getConf();
+    String python = interpreter(conf);
     server = new Py4JServer(conf);
     server.start();
     String secret = server.secret();
@@ -113,8 +124,8 @@ final class PythonSide {
   }
 
   /** {@code spark.doris.python}, else PYSPARK_DRIVER_PYTHON, else PYSPARK_PYTHON, else python3. */
-  static String interpreter() {
-    String configured = SparkContext.getOrCreate().getConf().get(PYTHON_CONF, "");
+  static String interpreter(SparkConf conf) {
+    String configured = conf.get(PYTHON_CONF, "");
     if (!configured.isBlank()) {
       return configured;
     }
