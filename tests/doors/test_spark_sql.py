@@ -1,0 +1,46 @@
+"""The spark-sql CLI, launched with the properties iceberg-doris --print-spark-conf prints, runs
+CALL doris.*: its driver JVM has no Python, so the bridge starts the Python side itself."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.doors.scenario import EXPECTED, PYSPARK_BIN, properties_file, rows_in_catalog, script
+from tests.packaging.helpers import run
+from tests.packaging.test_session_entry_points import _environment
+
+pytestmark = pytest.mark.spark
+
+
+def test_spark_sql_creates_loads_and_swaps_a_temp_partition(tmp_path):
+    env = _environment(tmp_path)
+    properties = properties_file(tmp_path, env)
+    (tmp_path / "scenario.sql").write_text(script())
+
+    result = run([str(PYSPARK_BIN / "spark-sql"), "--properties-file", str(properties), "-f", "scenario.sql"],
+                 cwd=tmp_path, env=env)
+
+    assert result.stdout.split()[-6:] == ["1", "11", "2", "20", "3", "30"]
+    assert rows_in_catalog(tmp_path) == EXPECTED
+    assert "PYSPARK_GATEWAY_SECRET" not in result.stdout + result.stderr
+
+
+def test_an_interpreter_without_the_package_is_named_in_the_error(tmp_path):
+    env = _environment(tmp_path)
+    properties = properties_file(tmp_path, env)
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\necho 'No module named iceberg_doris' >&2\nexit 3\n")
+    not_python.chmod(0o755)
+
+    result = subprocess.run(
+        [str(PYSPARK_BIN / "spark-sql"), "--properties-file", str(properties),
+         "--conf", f"spark.doris.python={not_python}", "-e", "CALL doris.help()"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=540,
+    )
+
+    output = result.stdout + result.stderr
+    assert "exited with code 3 before it was ready" in output, output[-4000:]
+    assert "Set spark.doris.python to a Python that has iceberg-doris and pyspark installed" in output
+    assert "No module named iceberg_doris" in output
