@@ -1,5 +1,6 @@
 """The scenario every door runs: a partitioned UNIQUE KEY table created, loaded, a temp partition
-loaded and swapped in, all through ``CALL doris.*`` (as docs/temp-partitions.md does it)."""
+loaded and swapped in through ``CALL doris.*`` (as docs/temp-partitions.md does it), then a key
+upserted by Spark's own ``INSERT``."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ STATEMENTS = [
     "CALL doris.load(table => 'doors.orders', query => 'SELECT * FROM january', temporary_partitions => array('tp202401'))",
     "CALL doris.swap_temp_partition(table => 'doors.orders', partitions => array('p202401'), "
     "temp_partitions => array('tp202401'))",
+    # Spark's own INSERT on a Doris table runs as a Doris load (an upsert on the key) in the Python side.
+    "INSERT INTO doors.orders VALUES (DATE'2024-02-10', 2L, 21L)",
     "SELECT id, amount FROM doors.orders ORDER BY id",
 ]
-EXPECTED = [(1, 11), (2, 20), (3, 30)]
+EXPECTED = [(1, 11), (2, 21), (3, 30)]
 
 
 def script() -> str:

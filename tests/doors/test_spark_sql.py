@@ -3,7 +3,10 @@ CALL doris.*: its driver JVM has no Python, so the bridge starts the Python side
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -22,9 +25,28 @@ def test_spark_sql_creates_loads_and_swaps_a_temp_partition(tmp_path):
     result = run([str(PYSPARK_BIN / "spark-sql"), "--properties-file", str(properties), "-f", "scenario.sql"],
                  cwd=tmp_path, env=env)
 
-    assert result.stdout.split()[-6:] == ["1", "11", "2", "20", "3", "30"]
+    assert result.stdout.split()[-6:] == ["1", "11", "2", "21", "3", "30"]
     assert rows_in_catalog(tmp_path) == EXPECTED
     assert "PYSPARK_GATEWAY_SECRET" not in result.stdout + result.stderr
+    assert _python_sides_left_in(tmp_path) == [], "the Python side outlived its driver"
+
+
+def _python_sides_left_in(folder: Path, wait: float = 15) -> list[int]:
+    """The Python side processes still running in ``folder`` (spark-sql's working folder) after
+    ``wait`` seconds: one ends when its driver JVM does (its standard input closes)."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = []
+        for process in Path("/proc").iterdir():
+            try:
+                if (process.name.isdigit() and b"iceberg_doris.spark_session.jvm_side" in (process / "cmdline").read_bytes()
+                        and Path(os.readlink(process / "cwd")) == folder):
+                    left.append(int(process.name))
+            except OSError:  # it ended meanwhile
+                continue
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
 
 
 def test_an_interpreter_without_the_package_is_named_in_the_error(tmp_path):
