@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import logging
 import traceback
+from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -127,25 +128,22 @@ class CallerSessionHandler:
         return ProcedureHandler(self._spark).describe(procedure)
 
     def call(self, session_id: int, procedure: str, arguments_json: str) -> str:
-        try:
-            handler = self._in_session(session_id)
-        except Exception as error:  # every failure must reach the caller as a message
-            return json.dumps({"error": describe_error(procedure, error)})
-        return handler.call(procedure, arguments_json)
+        return self._answer(session_id, procedure, lambda handler: handler.call(procedure, arguments_json))
 
     def statement(self, session_id: int, statement: str, procedure: str, arguments_json: str, settings_json: str) -> str:
+        return self._answer(
+            session_id, procedure, lambda handler: handler.statement(statement, procedure, arguments_json, settings_json)
+        )
+
+    def streamOptions(self, session_id: int, options_json: str) -> str:  # noqa: N802 (the Java interface's name)
+        return self._answer(session_id, "stream_to", lambda handler: handler.streamOptions(options_json))
+
+    def _answer(self, session_id: int, procedure: str, run: Callable[[ProcedureHandler], str]) -> str:
         try:
             handler = self._in_session(session_id)
         except Exception as error:  # every failure must reach the caller as a message
             return json.dumps({"error": describe_error(procedure, error)})
-        return handler.statement(statement, procedure, arguments_json, settings_json)
-
-    def streamOptions(self, session_id: int, options_json: str) -> str:  # noqa: N802 (the Java interface's name)
-        try:
-            handler = self._in_session(session_id)
-        except Exception as error:  # every failure must reach the caller as a message
-            return json.dumps({"error": describe_error("stream_to", error)})
-        return handler.streamOptions(options_json)
+        return run(handler)
 
     def streamBatch(self, options_json: str, jdf: Any, batch_id: int) -> str:  # noqa: N802
         return ProcedureHandler(self._spark).streamBatch(options_json, jdf, batch_id)
@@ -202,7 +200,7 @@ def install_for_driver_jvm(spark: "SparkSession") -> None:
     _install(spark, None, lambda handlers: handlers.registerStarted(CallerSessionHandler(spark)))
 
 
-def _install(spark: "SparkSession", settings: "CatalogSettings | None", register: Any) -> None:
+def _install(spark: "SparkSession", settings: "CatalogSettings | None", register: Callable[[Any], None]) -> None:
     require_doris_extensions(spark)
     if settings is not None:
         supply_secret_settings(spark, spark_catalog_secrets(settings))
