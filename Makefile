@@ -24,7 +24,7 @@ LINE_TESTS = tests/entry/test_call_bridge.py tests/procedures/test_argument_valu
 	tests/streaming/test_doris_format_sink.py::test_a_strict_mode_batch_reports_its_filtered_row_which_goes_to_error_rows
 SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/procedures/test_bad_inputs.py tests/spark_session/test_loopback_listeners.py \
 	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
-	tests/cli/test_output_and_prompt.py
+	tests/cli/test_output_and_prompt.py tests/doors/test_spark_sql.py
 
 setup:
 	./scripts/setup.sh

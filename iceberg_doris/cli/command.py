@@ -93,7 +93,7 @@ def print_spark_conf(args: argparse.Namespace) -> int:
     from iceberg_doris.lake import CatalogSettings
     from iceberg_doris.spark_session.builder import resolve_master, spark_conf
     from iceberg_doris.spark_session.shuffle_sizing import SHUFFLE_PARTITIONS, fixed_partitions
-    from iceberg_doris.spark_session.spark_properties import render_properties
+    from iceberg_doris.spark_session.spark_properties import PYTHON_SETTING, render_properties
 
     try:
         settings = CatalogSettings.resolve(
@@ -117,6 +117,8 @@ def print_spark_conf(args: argparse.Namespace) -> int:
     fixed = fixed_partitions(resolve_master(args.master), os.cpu_count() or 1)
     if fixed is not None and sized_here:
         conf.setdefault(SHUFFLE_PARTITIONS, str(fixed))
+    # CALL doris.* there starts a Python side with this interpreter, which has the package.
+    conf.setdefault(PYTHON_SETTING, sys.executable)
     print(render_properties(conf, settings), end="")
     return 0
 

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import logging
 import traceback
+from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +105,53 @@ class ProcedureHandler:
         implements = ["io.icebergdoris.spark.ProcedureHandler"]
 
 
+class CallerSessionHandler:
+    """Implements ``io.icebergdoris.spark.SessionProcedureHandler``: the handler of the Python side
+    a driver JVM without one starts (:mod:`iceberg_doris.entry.jvm_side`).
+
+    That one process serves every session of the driver (the Thrift server has one per connection),
+    so each call names its caller's JVM session (``CallerSessions``) and runs in it: its ``SET``
+    values, temp views and current database, as a PySpark driver's calls run in their session.
+    """
+
+    def __init__(self, spark: "SparkSession"):
+        self._spark = spark
+
+    def _in_session(self, session_id: int) -> ProcedureHandler:
+        from pyspark.sql import SparkSession
+
+        sessions = self._spark.sparkContext._jvm.io.icebergdoris.spark.CallerSessions
+        jsession = sessions.session(session_id)
+        return ProcedureHandler(SparkSession(self._spark.sparkContext, jsession))
+
+    def describe(self, procedure: str) -> str:
+        return ProcedureHandler(self._spark).describe(procedure)
+
+    def call(self, session_id: int, procedure: str, arguments_json: str) -> str:
+        return self._answer(session_id, procedure, lambda handler: handler.call(procedure, arguments_json))
+
+    def statement(self, session_id: int, statement: str, procedure: str, arguments_json: str, settings_json: str) -> str:
+        return self._answer(
+            session_id, procedure, lambda handler: handler.statement(statement, procedure, arguments_json, settings_json)
+        )
+
+    def streamOptions(self, session_id: int, options_json: str) -> str:  # noqa: N802 (the Java interface's name)
+        return self._answer(session_id, "stream_to", lambda handler: handler.streamOptions(options_json))
+
+    def _answer(self, session_id: int, procedure: str, run: Callable[[ProcedureHandler], str]) -> str:
+        try:
+            handler = self._in_session(session_id)
+        except Exception as error:  # every failure must reach the caller as a message
+            return json.dumps({"error": describe_error(procedure, error)})
+        return run(handler)
+
+    def streamBatch(self, options_json: str, jdf: Any, batch_id: int) -> str:  # noqa: N802
+        return ProcedureHandler(self._spark).streamBatch(options_json, jdf, batch_id)
+
+    class Java:
+        implements = ["io.icebergdoris.spark.SessionProcedureHandler"]
+
+
 def describe_error(procedure: str, error: Exception) -> dict[str, str]:
     """Our errors carry their own message; anything else is named as an internal failure.
 
@@ -143,6 +191,16 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     algorithm, py4j's default, an answer over 8 KiB waited 40 ms. In local mode, files are written
     without a ``chmod`` process each (:mod:`iceberg_doris.spark_session.local_file_system`).
     """
+    _install(spark, settings, lambda handlers: handlers.register(ProcedureHandler(spark)))
+
+
+def install_for_driver_jvm(spark: "SparkSession") -> None:
+    """As :func:`install`, for the Python side a driver JVM without one started
+    (:mod:`iceberg_doris.entry.jvm_side`): each call runs in its caller's session."""
+    _install(spark, None, lambda handlers: handlers.registerStarted(CallerSessionHandler(spark)))
+
+
+def _install(spark: "SparkSession", settings: "CatalogSettings | None", register: Callable[[Any], None]) -> None:
     require_doris_extensions(spark)
     if settings is not None:
         supply_secret_settings(spark, spark_catalog_secrets(settings))
@@ -150,7 +208,7 @@ def install(spark: "SparkSession", settings: "CatalogSettings | None" = None) ->
     start_authenticated_callback_server(spark.sparkContext._gateway)
     send_without_delay(spark.sparkContext._gateway)
     handlers = spark.sparkContext._jvm.io.icebergdoris.spark.ProcedureHandlers
-    handlers.register(ProcedureHandler(spark))
+    register(handlers)
     size_shuffle_partitions(spark)
     apply_session_defaults(spark)
     write_local_files_without_chmod(spark)

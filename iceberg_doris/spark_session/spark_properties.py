@@ -10,6 +10,9 @@ from collections.abc import Mapping
 
 from iceberg_doris.lake.settings import CatalogSettings
 
+# The interpreter CALL doris.* starts in a driver without a Python side (jvm/.../PythonSide.java).
+PYTHON_SETTING = "spark.doris.python"
+
 
 def render_properties(conf: Mapping[str, str], settings: CatalogSettings) -> str:
     """``key=value`` lines in java.util.Properties syntax, with a header saying what is left out."""
@@ -17,8 +20,8 @@ def render_properties(conf: Mapping[str, str], settings: CatalogSettings) -> str
         "# Spark settings for iceberg-doris, made by: iceberg-doris --print-spark-conf",
         f"# Catalog {settings.name!r}: {settings.display_uri}",
         "# Use: spark-sql --properties-file FILE   (also spark-submit, start-thriftserver.sh)",
-        "# Plain SQL (SELECT, INSERT, ...) on the catalog works there; CALL doris.* needs a Python",
-        "# driver (iceberg_doris.session() or spark-submit of a Python job), because procedures are Python.",
+        f"# CALL doris.* there starts a Python side of the driver with {PYTHON_SETTING} (an interpreter",
+        "# that has iceberg-doris and pyspark), on a loopback py4j gateway with a random secret.",
     ]
     if settings.kind == "postgresql":
         header += [

@@ -30,6 +30,8 @@ def test_properties_file_for_postgres_keeps_the_password_out(tmp_path, capsys):
     assert "# No password is in this file. The PostgreSQL JDBC driver reads it from ~/.pgpass" in out
     assert "spark.sql.catalog.iceberg.uri=jdbc:postgresql://db.example:5432/lake" in out
     assert f"spark.sql.extensions={','.join(running_line().sql_extensions)}\n" in out
+    # CALL doris.* in spark-sql starts its Python side with this interpreter (docs/doors.md).
+    assert f"spark.doris.python={sys.executable}\n" in out
 
 
 @pytest.mark.spark

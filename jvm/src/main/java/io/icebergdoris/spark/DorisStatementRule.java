@@ -71,7 +71,9 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
 
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
-    if (plan instanceof DorisStatement || !ProcedureHandlers.isRegistered() || !enabled()) {
+    // Not gated on a registered Python handler: in a driver without one (spark-sql, the Thrift
+    // server) the statement starts it, where a plain Iceberg write would store a key twice.
+    if (plan instanceof DorisStatement || !enabled()) {
       return plan;
     }
     if (rowLevel) {

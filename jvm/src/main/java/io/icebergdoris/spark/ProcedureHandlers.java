@@ -1,9 +1,14 @@
 package io.icebergdoris.spark;
 
-/** Holds the Python handler registered for this driver JVM. */
+/**
+ * Holds the Python handler registered for this driver JVM: a PySpark driver's own ({@code
+ * iceberg_doris.install}), or the one {@link PythonSide} starts when there is none.
+ */
 public final class ProcedureHandlers {
 
   private static volatile ProcedureHandler handler;
+  // Whether handler is the one of a Python side PythonSide started (not a PySpark driver's own).
+  private static volatile boolean started;
 
   private ProcedureHandlers() {}
 
@@ -13,6 +18,23 @@ public final class ProcedureHandlers {
 
   public static void unregister() {
     handler = null;
+    started = false;
+  }
+
+  /** Registers the handler of the Python side {@link PythonSide} started for this driver. */
+  public static void registerStarted(SessionProcedureHandler pythonHandler) {
+    handler = CallerSessions.bind(pythonHandler);
+    started = true;
+  }
+
+  static void unregisterStarted() {
+    if (started) {
+      unregister();
+    }
+  }
+
+  static ProcedureHandler registered() {
+    return handler;
   }
 
   public static boolean isRegistered() {
@@ -20,25 +42,21 @@ public final class ProcedureHandlers {
   }
 
   static ProcedureHandler current() {
-    ProcedureHandler current = handler;
-    if (current == null) {
-      throw SparkCompat.procedureFailure("ConfigurationError", missing("CALL doris.*"));
+    try {
+      return current("CALL doris.*");
+    } catch (DorisProcedureException e) {
+      throw SparkCompat.procedureFailure(e.errorType(), e.getMessage());
     }
-    return current;
   }
 
   /** The handler, for {@code what} (not a CALL: a plain exception, which Spark passes on as it is). */
   static ProcedureHandler current(String what) {
     ProcedureHandler current = handler;
-    if (current == null) {
-      throw new DorisProcedureException("ConfigurationError", missing(what));
+    if (current != null && !(started && PythonSide.died())) {
+      return current;
     }
-    return current;
-  }
-
-  private static String missing(String what) {
-    return what + " needs the Python side of iceberg-doris in this Spark driver: create the "
-        + "session with iceberg_doris.session(), or call iceberg_doris.install(spark) on a "
-        + "PySpark session you built yourself.";
+    // No PySpark driver registered one (spark-sql, the Thrift server, a JVM job), or the started
+    // Python side died: start it.
+    return PythonSide.start(what);
   }
 }
