@@ -10,7 +10,10 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkConf;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.python.Py4JServer;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerApplicationEnd;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +37,7 @@ final class PythonSide {
   // Guarded by PythonSide.class.
   private static Process process;
   private static Py4JServer server;
+  private static SparkContext watched;
   private static final Deque<String> LAST_ERRORS = new ArrayDeque<>();
 
   private PythonSide() {}
@@ -69,6 +73,7 @@ final class PythonSide {
           + "PySpark create the session with iceberg_doris.session(), or call iceberg_doris.install(spark) "
           + "on a session you built yourself.");
     }
+    stopWith(session.get().sparkContext());
     SparkConf conf = session.get().sparkContext().getConf();
     String python = interpreter(conf);
     server = new Py4JServer(conf);
@@ -121,6 +126,24 @@ final class PythonSide {
         throw new DorisProcedureException("ConfigurationError", what + " was interrupted while the Python side started");
       }
     }
+  }
+
+  /**
+   * Stops the Python side when {@code context} stops. The gateway's threads are not daemons (as in
+   * PySpark's own driver), so a Java or Scala job whose main method returned would otherwise wait
+   * for them forever.
+   */
+  private static void stopWith(SparkContext context) {
+    if (watched == context) {
+      return;
+    }
+    context.addSparkListener(new SparkListener() {
+      @Override
+      public void onApplicationEnd(SparkListenerApplicationEnd end) {
+        PythonSide.stop();
+      }
+    });
+    watched = context;
   }
 
   /** {@code spark.doris.python}, else PYSPARK_DRIVER_PYTHON, else PYSPARK_PYTHON, else python3. */
