@@ -46,23 +46,26 @@ if ! "$python" -c 'import sys; sys.exit(0 if (3, 11) <= sys.version_info[:2] < (
   say "Python 3.11 or 3.12 is required; $("$python" --version 2>&1) found. Set PYTHON=/path/to/python3.11."
   exit 1
 fi
-# make_venv DIR PYSPARK_PIN: the package with that PySpark ('' = what pip picks: the default line).
+# make_venv DIR PYSPARK_PIN EXTRAS: the package with that PySpark ('' = what pip picks: the default
+# line) and those extras.
 make_venv() {
-  local dir=$1 pin=$2
+  local dir=$1 pin=$2 extras=$3
   [ -x "$dir/bin/python" ] || "$python" -m venv "$dir"
-  local stamp="$dir/.installed-$( (cat pyproject.toml; echo "$pin") | sha256sum | cut -c1-16)"
+  local stamp="$dir/.installed-$( (cat pyproject.toml; echo "$pin $extras") | sha256sum | cut -c1-16)"
   if [ ! -f "$stamp" ]; then
     say "installing Python dependencies into $dir${pin:+ ($pin)}"
     # shellcheck disable=SC2086
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]' ${pin:+"$pin"}
+    "$dir/bin/python" -m pip install -q --disable-pip-version-check -e ".[$extras]" ${pin:+"$pin"}
     rm -f "$dir"/.installed-* && touch "$stamp"
   fi
   # The bridge jar (built with Maven the first time), then the Maven packages into Ivy's cache.
   "$dir/bin/python" -m iceberg_doris.spark_session.prefetch >&2
 }
-make_venv .venv ""
+# Spark Connect's client is tested on the default line only (PySpark 3.5's pins NumPy 1, which the
+# pyarrow the package needs no longer takes).
+make_venv .venv "" "test,connect-client"
 if [ "$with_tests" = 1 ]; then
-  make_venv .venv-spark35 "pyspark>=3.5,<3.6"
-  make_venv .venv-spark40 "pyspark>=4.0,<4.1"
+  make_venv .venv-spark35 "pyspark>=3.5,<3.6" "test"
+  make_venv .venv-spark40 "pyspark>=4.0,<4.1" "test"
 fi
 say "ready (.venv/bin/iceberg-doris, .venv/bin/python)"
