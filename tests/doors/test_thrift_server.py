@@ -84,11 +84,17 @@ def _beeline(port: int, env: dict[str, str], cwd: Path, script_file: str) -> str
 
 
 def _last_select(out: str) -> list[str]:
-    """The rows under the last "id,amount" header of beeline's CSV output (beeline --silent still
-    prints a "null" status line, sometimes on the header's line)."""
+    """The rows under the last "id,amount" header of beeline's CSV output, up to the blank or "null"
+    status lines beeline --silent still prints (sometimes on the header's line, sometimes after
+    the rows)."""
     lines = out.strip().splitlines()
     header = max(i for i, line in enumerate(lines) if line.endswith("id,amount"))
-    return lines[header + 1 :]
+    rows = []
+    for line in lines[header + 1 :]:
+        if not line.strip() or line.strip() == "null":  # the status lines after the rows
+            break
+        rows.append(line)
+    return rows
 
 
 def thrift_server_pid(tmp_path: Path) -> int:
