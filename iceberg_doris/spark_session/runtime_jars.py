@@ -16,13 +16,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,13 +119,47 @@ def bridge_jar(line: SparkLine | None = None) -> Path:
             f"The iceberg-doris JVM sources ({JVM_MODULE_DIR}) are not here and no built bridge jar was "
             "packaged; install iceberg-doris from a wheel, or from a checkout with ./scripts/setup.sh."
         )
-    target = _cache_dir() / f"{line.bridge_name.removesuffix('.jar')}-{_digest(inputs, line.line)}.jar"
+    digest = _digest(inputs, line.line)
+    target = _cache_dir() / f"{line.bridge_name.removesuffix('.jar')}-{digest}.jar"
     if target.is_file():
         return target
-    built = _maven_package(line)
-    _publish(built, target)
+    # One build of a line at a time in a checkout, from clean classes: a build that ran while a
+    # source was edited leaves classes newer than the edit, which an incremental build would keep.
+    with _build_lock(line):
+        if target.is_file():
+            return target  # built by another process meanwhile
+        for _ in range(BUILD_ATTEMPTS):
+            built = _maven_package(line)
+            inputs = _module_inputs()
+            if _digest(inputs, line.line) == digest:
+                break
+            # A source changed during the build: the jar matches neither version.
+            digest = _digest(inputs, line.line)
+            target = _cache_dir() / f"{line.bridge_name.removesuffix('.jar')}-{digest}.jar"
+        else:
+            raise SetupError(
+                f"The JVM sources in {JVM_MODULE_DIR} kept changing while the bridge was built; "
+                "build it again when they are saved (python -m iceberg_doris.spark_session.prefetch)."
+            )
+        _publish(built, target)
     prune_older_builds(target)
     return target
+
+
+BUILD_ATTEMPTS = 3
+
+
+@contextlib.contextmanager
+def _build_lock(line: SparkLine) -> Iterator[None]:
+    """An exclusive lock on the line's build folder for the duration of one build."""
+    folder = JVM_MODULE_DIR / "target"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f".build-spark-{line.line}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 KEPT_BUILDS = 3
@@ -152,14 +188,15 @@ def _module_inputs() -> list[Path]:
 
 
 def _maven_package(line: SparkLine) -> Path:
-    """``mvn package`` of the line's profile (its tests run in ``make test``, not on every build)."""
+    """``mvn clean package`` of the line's profile, whose folder is its own (its tests run in
+    ``make test``, not on every build)."""
     maven = os.environ.get(MAVEN_ENV) or shutil.which("mvn")
     if maven is None:
         raise SetupError(
             "Maven is needed once to build the iceberg-doris bridge in a source checkout: "
             "apt-get install -y maven, then run ./scripts/setup.sh (an installed wheel needs no Maven)."
         )
-    command = [maven, "-q", "-B", "-f", str(JVM_MODULE_DIR / "pom.xml"), "-P", line.maven_profile, "package", "-DskipTests"]
+    command = [maven, "-q", "-B", "-f", str(JVM_MODULE_DIR / "pom.xml"), "-P", line.maven_profile, "clean", "package", "-DskipTests"]
     _run(command, f"build the iceberg-doris bridge for Spark {line.line}")
     built = JVM_MODULE_DIR / "target" / f"spark-{line.line}" / line.bridge_name
     if not built.is_file():

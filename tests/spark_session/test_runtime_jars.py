@@ -108,3 +108,35 @@ def test_a_new_build_keeps_the_newest_builds_of_its_line_only(tmp_path):
     removed = runtime_jars.prune_older_builds(newest, keep=3)
     assert sorted(removed) == sorted(older[2:])
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([newest.name, older[0].name, older[1].name, other_line.name])
+
+
+def test_a_source_edited_during_the_build_builds_again_and_names_the_jar_by_the_saved_sources(tmp_path, monkeypatch):
+    module = tmp_path / "jvm"
+    source = module / "src" / "main" / "java" / "A.java"
+    source.parent.mkdir(parents=True)
+    (module / "pom.xml").write_text("<project/>")
+    source.write_text("class A { int v = 1; }")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setattr(runtime_jars, "JVM_MODULE_DIR", module)
+    monkeypatch.setattr(runtime_jars, "_cache_dir", lambda: cache)
+    monkeypatch.setattr(runtime_jars, "shipped_jar", lambda line: None)
+    builds: list[str] = []
+
+    def build(line):
+        builds.append(source.read_text())
+        if len(builds) == 1:
+            source.write_text("class A { int v = 2; }")  # the edit lands while the first build runs
+        built = module / "built.jar"
+        built.write_text(f"build {len(builds)}")
+        return built
+
+    monkeypatch.setattr(runtime_jars, "_maven_package", build)
+    line = SUPPORTED[0]
+
+    jar = runtime_jars.bridge_jar(line)
+
+    assert len(builds) == 2
+    assert jar.read_text() == "build 2"
+    assert jar.name.endswith(f"-{runtime_jars._digest(runtime_jars._module_inputs(), line.line)}.jar")
+    assert [p.name for p in cache.iterdir()] == [jar.name]
