@@ -140,13 +140,12 @@ def test_a_load_from_a_query_over_its_own_table(spark, namespace, py_catalog):
     assert readers_agree(spark, py_catalog, table) == [(1, "a", 2), (2, "b2", 5), (3, "c", 1)]
 
 
-def test_a_writer_outside_iceberg_doris_makes_an_update_run_again(spark_statements, namespace, py_catalog):
-    spark = spark_statements
-    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.c (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
-    table = f"{namespace}.c"
-    spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
+def _outside_increment_once(spark, table: str):
+    """A hook that, the first time ``table`` is about to commit, adds 10 to key 1 with Iceberg's own
+    MERGE (statements off, so no commit lock): a writer outside iceberg-doris."""
+    done: list[bool] = []
 
-    def plain_spark_increment(name) -> None:  # no lock: Iceberg's own MERGE, statements off
+    def increment(name) -> None:
         if name.qualified == table and not done:
             done.append(True)
             spark.conf.set("spark.doris.sparkStatements.enabled", "false")
@@ -155,8 +154,16 @@ def test_a_writer_outside_iceberg_doris_makes_an_update_run_again(spark_statemen
             finally:
                 spark.conf.set("spark.doris.sparkStatements.enabled", "true")
 
-    done: list[bool] = []
-    with interleaving.inject(interleaving.BEFORE_COMMIT, plain_spark_increment):
+    return increment
+
+
+def test_a_writer_outside_iceberg_doris_makes_an_update_run_again(spark_statements, namespace, py_catalog):
+    spark = spark_statements
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.c (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.c"
+    spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
+
+    with interleaving.inject(interleaving.BEFORE_COMMIT, _outside_increment_once(spark, table)):
         spark.sql(f"UPDATE {table} SET n = n + 1 WHERE k = 1")
     assert readers_agree(spark, py_catalog, table) == [(1, 11)]
 
@@ -167,17 +174,7 @@ def test_a_writer_outside_iceberg_doris_makes_a_merge_run_again(spark_statements
     table = f"{namespace}.c"
     spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
 
-    def plain_spark_increment(name) -> None:  # no lock: Iceberg's own MERGE, statements off
-        if name.qualified == table and not done:
-            done.append(True)
-            spark.conf.set("spark.doris.sparkStatements.enabled", "false")
-            try:
-                spark.sql(f"MERGE INTO {table} t USING (SELECT 1 AS k) s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + 10")
-            finally:
-                spark.conf.set("spark.doris.sparkStatements.enabled", "true")
-
-    done: list[bool] = []
-    with interleaving.inject(interleaving.BEFORE_COMMIT, plain_spark_increment):
+    with interleaving.inject(interleaving.BEFORE_COMMIT, _outside_increment_once(spark, table)):
         spark.sql(f"MERGE INTO {table} t USING (SELECT 1 AS k) s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + 1")
     assert readers_agree(spark, py_catalog, table) == [(1, 11)]
 
