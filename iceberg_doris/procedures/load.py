@@ -87,6 +87,18 @@ class LoadProcedure(Procedure):
             return [load_row(operations.load(spark, args["table"], load_request(args)))]
 
 
+# The options that say where a load's rows come from and which load it is. A stream's micro-batch is
+# its source and the batch names its load, so a stream takes the others: the one list of the options
+# ``doris.stream_to`` and ``format("doris")`` take (tests hold both, and the docs, to it).
+_SOURCE_AND_IDENTITY = frozenset({"source", "query", "path", "format", "format_options", "label", "progress"})
+
+
+def per_batch_parameters() -> tuple[Parameter, ...]:
+    """``doris.load``'s parameters a stream gives each micro-batch's load: all but the source
+    (``source``, ``query``, ``path``, ``format``, ``format_options``), ``label`` and ``progress``."""
+    return tuple(p for p in LoadProcedure.parameters if p.name not in _SOURCE_AND_IDENTITY)
+
+
 def load_request(args: Arguments) -> LoadRequest:
     """The load the bound arguments of ``doris.load`` ask for (also the per-batch load of
     ``doris.stream_to``, whose options bind as ``doris.load``'s)."""

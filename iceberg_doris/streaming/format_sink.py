@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.errors import ProcedureArgumentError
 from iceberg_doris.operations.requests import StreamBatchResult
+from iceberg_doris.procedures.load import per_batch_parameters
+from iceberg_doris.procedures.parameter_types import ArrayType, BooleanType, DoubleType, ParamType, RatioType
 from iceberg_doris.streaming.sink import DorisStreamSink, stream_to
 
 if TYPE_CHECKING:
@@ -30,9 +32,8 @@ if TYPE_CHECKING:
 
 # Options Spark itself reads from the writer's options: not ours to check.
 SPARK_OPTIONS = frozenset({"checkpointlocation"})
-BOOLEAN_OPTIONS = frozenset({"partial_columns", "overwrite", "strict_mode"})
-RATIO_OPTIONS = frozenset({"max_filter_ratio"})
-LIST_OPTIONS = frozenset({"partitions", "temporary_partitions"})
+# Each option's type is doris.load's: its text is read as that type's value.
+_TYPES: dict[str, ParamType] = {parameter.name: parameter.type for parameter in per_batch_parameters()}
 # Every stream_to option, so an option stream_to gains is an option of the format sink too.
 OPTIONS = tuple(inspect.signature(stream_to).parameters)
 
@@ -90,17 +91,17 @@ def batch_metrics(result: StreamBatchResult) -> dict[str, str | None]:
 
 def _typed(name: str, value: str) -> Any:
     """An option's text as the value ``stream_to`` takes."""
-    if name in BOOLEAN_OPTIONS:
+    kind = _TYPES.get(name)
+    if isinstance(kind, BooleanType):
         if value.strip().lower() not in ("true", "false"):
             raise ProcedureArgumentError(f"format(\"doris\") option {name} is true or false, got {value!r}")
         return value.strip().lower() == "true"
-    if name in RATIO_OPTIONS:
+    if isinstance(kind, DoubleType):
         try:
             return float(value)
         except ValueError:
-            raise ProcedureArgumentError(
-                f"format(\"doris\") option {name} is a number between 0.0 and 1.0, got {value!r}"
-            ) from None
-    if name in LIST_OPTIONS:
+            between = " between 0.0 and 1.0" if isinstance(kind, RatioType) else ""
+            raise ProcedureArgumentError(f"format(\"doris\") option {name} is a number{between}, got {value!r}") from None
+    if isinstance(kind, ArrayType):
         return [part.strip() for part in value.split(",")]
     return value
