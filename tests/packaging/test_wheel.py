@@ -90,6 +90,7 @@ def test_sdist_carries_what_the_wheel_build_needs(distribution):
     assert {"setup.py", "build_support/iceberg_doris_build.py", "iceberg_doris/spark_session/log4j2.properties", "jvm/pom.xml"} <= names
     assert "jvm/src/spark4/java/io/icebergdoris/spark/DorisProcedureCatalog.java" in names
     assert "jvm/src/spark3/java/io/icebergdoris/spark/DorisSparkSessionExtensions.java" in names
+    assert "jvm/src/line/java/io/icebergdoris/spark/DorisStatement.java" in names
     assert not any(name.startswith(("iceberg_doris/_jars/", "jvm/target/")) for name in names)
 
 

@@ -36,9 +36,6 @@ import scala.collection.Seq;
  */
 public final class DorisCallParser implements ParserInterface {
 
-  /** Catalog name that routes a CALL to us. */
-  public static final String CATALOG = "doris";
-
   /** Leading line comments belong to the head, so blanking it keeps line numbers right. */
   private static final Pattern CALL =
       Pattern.compile(
@@ -69,7 +66,7 @@ public final class DorisCallParser implements ParserInterface {
     List<Expression> arguments = parseArguments(sqlText, head, argumentText);
     Expression json = toJsonArgument(arguments);
     List<CallArgument> callArgs = Collections.singletonList(new PositionalArgument(json));
-    return new CallStatement(seq(List.of(CATALOG, procedure)), seq(callArgs));
+    return new CallStatement(seq(List.of(NamedCatalog.CATALOG, procedure)), seq(callArgs));
   }
 
   /**

@@ -4,25 +4,12 @@ import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.connector.iceberg.catalog.ProcedureCatalog;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The {@code doris} catalog of {@code CALL doris.<name>(...)}: every procedure it loads is answered
  * by the Python handler. Configure it as {@code spark.sql.catalog.doris=<this class>}.
  */
-public final class DorisProcedureCatalog implements ProcedureCatalog {
-
-  private String name = DorisCallParser.CATALOG;
-
-  @Override
-  public void initialize(String catalogName, CaseInsensitiveStringMap options) {
-    this.name = catalogName;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
+public final class DorisProcedureCatalog extends NamedCatalog implements ProcedureCatalog {
 
   @Override
   public Procedure loadProcedure(Identifier identifier) throws NoSuchProcedureException {
@@ -30,6 +17,6 @@ public final class DorisProcedureCatalog implements ProcedureCatalog {
     if (!lookup.found()) {
       throw new UnknownProcedureException(identifier, lookup.problem());
     }
-    return new PythonProcedure(lookup.name(), lookup.output(), lookup.description());
+    return new PythonProcedure(lookup);
   }
 }

@@ -15,14 +15,10 @@ final class PythonProcedure implements Procedure {
 
   static final String ARGUMENTS = "arguments_json";
 
-  private final String name;
-  private final StructType output;
-  private final String description;
+  private final ProcedureLookup found; // the procedure, as the Python side declared it
 
-  PythonProcedure(String name, StructType output, String description) {
-    this.name = name;
-    this.output = output;
-    this.description = description;
+  PythonProcedure(ProcedureLookup found) {
+    this.found = found;
   }
 
   @Override
@@ -32,17 +28,17 @@ final class PythonProcedure implements Procedure {
 
   @Override
   public StructType outputType() {
-    return output;
+    return found.output();
   }
 
   @Override
   public String description() {
-    return description;
+    return found.description();
   }
 
   @Override
   public InternalRow[] call(InternalRow args) {
     String arguments = args.isNullAt(0) ? "{}" : args.getUTF8String(0).toString();
-    return ProcedureAnswers.call(name, arguments, output);
+    return ProcedureAnswers.call(found.name(), arguments, found.output());
   }
 }

@@ -24,7 +24,8 @@ import scala.collection.JavaConverters;
 
 /**
  * The few Spark internals whose Java signatures differ between Spark lines (Spark 3.5 here,
- * Scala 2.12); {@code src/spark4} has the same class for Spark 4.
+ * Scala 2.12); {@code src/spark4} has the same class for Spark 4. The classes of {@code src/line}
+ * convert Scala collections through it.
  */
 public final class SparkCompat {
 
@@ -66,6 +67,11 @@ public final class SparkCompat {
   /** A Scala sequence as a Java list (read only). */
   public static <T> List<T> javaList(scala.collection.Seq<T> items) {
     return JavaConverters.seqAsJavaList(items);
+  }
+
+  /** A Scala map as a Java map (read only). */
+  public static <K, V> java.util.Map<K, V> javaMap(scala.collection.Map<K, V> items) {
+    return JavaConverters.mapAsJavaMap(items);
   }
 
   /** A Java list as a Scala sequence (Spark 3.5's {@code Seq}: {@code scala.collection.Seq}). */

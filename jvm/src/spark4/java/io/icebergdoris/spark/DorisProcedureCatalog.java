@@ -3,7 +3,6 @@ package io.icebergdoris.spark;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * The {@code doris} catalog of {@code CALL doris.<name>(...)} on Spark 4, through Spark's own
@@ -11,22 +10,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * procedure it loads is answered by the Python handler. Configure it as
  * {@code spark.sql.catalog.doris=<this class>}.
  */
-public final class DorisProcedureCatalog implements ProcedureCatalog {
-
-  /** Catalog name that routes a CALL to us. */
-  public static final String CATALOG = "doris";
-
-  private String name = CATALOG;
-
-  @Override
-  public void initialize(String catalogName, CaseInsensitiveStringMap options) {
-    this.name = catalogName;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
+public final class DorisProcedureCatalog extends NamedCatalog implements ProcedureCatalog {
 
   @Override
   public UnboundProcedure loadProcedure(Identifier identifier) {
@@ -34,7 +18,7 @@ public final class DorisProcedureCatalog implements ProcedureCatalog {
     if (!lookup.found()) {
       throw new SparkProcedureException(lookup.errorType(), lookup.problem());
     }
-    return new PythonProcedure(lookup.name(), lookup.output(), lookup.description());
+    return new PythonProcedure(lookup);
   }
 
   /** Spark 4.1's listing (not in 4.0's interface, hence no {@code @Override}). */

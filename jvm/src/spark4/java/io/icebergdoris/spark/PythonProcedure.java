@@ -21,24 +21,20 @@ import org.apache.spark.sql.types.StructType;
  */
 final class PythonProcedure implements UnboundProcedure {
 
-  private final String name;
-  private final StructType output;
-  private final String description;
+  private final ProcedureLookup found; // the procedure, as the Python side declared it
 
-  PythonProcedure(String name, StructType output, String description) {
-    this.name = name;
-    this.output = output;
-    this.description = description;
+  PythonProcedure(ProcedureLookup found) {
+    this.found = found;
   }
 
   @Override
   public String name() {
-    return name;
+    return found.name();
   }
 
   @Override
   public String description() {
-    return description;
+    return found.description();
   }
 
   @Override
@@ -64,12 +60,12 @@ final class PythonProcedure implements UnboundProcedure {
 
     @Override
     public String name() {
-      return name;
+      return found.name();
     }
 
     @Override
     public String description() {
-      return description;
+      return found.description();
     }
 
     @Override
@@ -86,7 +82,7 @@ final class PythonProcedure implements UnboundProcedure {
     public Iterator<Scan> call(InternalRow input) {
       ZoneId zone = ZoneId.of(SQLConf.get().sessionLocalTimeZone());
       String arguments = ArgumentsJson.write(inputType, input, named, zone);
-      ProcedureAnswers.Answer answer = ProcedureAnswers.answer(name, arguments, output);
+      ProcedureAnswers.Answer answer = ProcedureAnswers.answer(found.name(), arguments, found.output());
       return Collections.<Scan>singletonList(new Rows(answer.rows, answer.type)).iterator();
     }
   }

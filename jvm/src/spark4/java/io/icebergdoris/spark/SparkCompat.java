@@ -23,7 +23,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The few Spark internals whose Java signatures differ between Spark lines (Spark 4, Scala 2.13:
- * the classic session and Dataset classes); {@code src/spark3} has the same class for Spark 3.5.
+ * the classic session and Dataset classes); {@code src/spark3} has the same class for Spark 3.5. The
+ * classes of {@code src/line} convert Scala collections through it.
  */
 public final class SparkCompat {
 
@@ -43,7 +44,7 @@ public final class SparkCompat {
 
   public static LocalRelation localRelation(List<Attribute> output, List<InternalRow> rows) {
     return new LocalRelation(
-        CollectionConverters.asScala(output).toSeq(), CollectionConverters.asScala(rows).toSeq(), false, Option.empty());
+        seq(output), seq(rows), false, Option.empty());
   }
 
   /**
@@ -70,19 +71,29 @@ public final class SparkCompat {
     return CollectionConverters.asJava(items);
   }
 
+  /** A Scala map as a Java map (read only). */
+  public static <K, V> java.util.Map<K, V> javaMap(scala.collection.Map<K, V> items) {
+    return CollectionConverters.asJava(items);
+  }
+
+  /** A Java list as a Scala sequence (Spark 4's {@code Seq}: {@code scala.collection.immutable.Seq}). */
+  public static <T> scala.collection.immutable.Seq<T> seq(List<T> items) {
+    return CollectionConverters.asScala(items).toSeq();
+  }
+
   /** {@code child AS name}, with a new expression id. */
   public static Alias alias(Expression child, String name) {
-    scala.collection.immutable.Seq<String> none = CollectionConverters.asScala(List.<String>of()).toSeq();
+    scala.collection.immutable.Seq<String> none = seq(List.<String>of());
     return new Alias(child, name, NamedExpression.newExprId(), none, Option.empty(), none);
   }
 
   public static Project project(List<NamedExpression> columns, LogicalPlan child) {
-    return new Project(CollectionConverters.asScala(columns).toSeq(), child);
+    return new Project(seq(columns), child);
   }
 
   /** The column {@code nameParts} (qualifier parts, then the name), unresolved. */
   public static org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute attribute(List<String> nameParts) {
-    scala.collection.immutable.Seq<String> parts = CollectionConverters.asScala(new java.util.ArrayList<>(nameParts)).toSeq();
+    scala.collection.immutable.Seq<String> parts = seq(new java.util.ArrayList<>(nameParts));
     return new org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute(parts);
   }
 }

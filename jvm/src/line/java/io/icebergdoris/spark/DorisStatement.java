@@ -19,15 +19,15 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.types.StructType;
 import scala.Enumeration;
 import scala.Function1;
-import scala.collection.IndexedSeq;
-import scala.collection.Seq;
+import ${scala.indexed.seq};
 import scala.collection.immutable.Map;
+import ${scala.seq};
 
 /**
  * A Spark statement ({@code INSERT INTO}, {@code INSERT OVERWRITE}, {@code DELETE}, {@code UPDATE},
  * {@code df.writeTo(t).append()}) on a Doris table, run as the Doris procedure that does its work
  * ({@code doris.load}, {@code doris.insert_overwrite}, {@code doris.delete}; see {@link
- * StatementCalls}), on Spark 3.5 (Scala 2.12); {@code src/spark4} has the same class for Spark 4.
+ * StatementCalls}), on every Spark line: the Scala collection types are the line's ({@code src/line}).
  *
  * <p>Written in Java against Spark's Scala traits, so the trait fields Scala would generate
  * ({@code nodePatterns}) are kept here and the traits' initialisers called from the constructor.

@@ -1,15 +1,16 @@
 package io.icebergdoris.spark;
 
 import java.io.IOException;
-import jakarta.servlet.Filter;
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.FilterConfig;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
-import jakarta.servlet.http.HttpServletResponse;
+import ${servlet.package}.Filter;
+import ${servlet.package}.FilterChain;
+import ${servlet.package}.FilterConfig;
+import ${servlet.package}.ServletRequest;
+import ${servlet.package}.ServletResponse;
+import ${servlet.package}.http.HttpServletResponse;
 
 /**
- * A {@code spark.ui.filters} filter that answers every request with 403 (Spark 4: Jakarta servlets).
+ * A {@code spark.ui.filters} filter that answers every request with 403 (the servlet package is
+ * the line's: javax on Spark 3.5, Jakarta on Spark 4).
  *
  * <p>A {@code local-cluster} master starts a standalone Master and Workers inside the driver JVM,
  * and each starts a web UI that Spark offers no switch to turn off ({@code spark.ui.enabled} covers

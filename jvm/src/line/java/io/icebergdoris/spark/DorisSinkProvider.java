@@ -5,11 +5,10 @@ import org.apache.spark.sql.execution.streaming.Sink;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.sources.StreamSinkProvider;
 import org.apache.spark.sql.streaming.OutputMode;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * {@code writeStream.format("doris")} (Spark 4: Scala 2.13's collections; {@code src/spark3} has
- * the same class for Spark 3.5). Registered in {@code META-INF/services}; see {@link DorisSink}.
+ * {@code writeStream.format("doris")}, on every Spark line (the partition columns' type is the
+ * line's Scala {@code Seq}). Registered in {@code META-INF/services}; see {@link DorisSink}.
  */
 public final class DorisSinkProvider implements StreamSinkProvider, DataSourceRegister {
 
@@ -22,8 +21,8 @@ public final class DorisSinkProvider implements StreamSinkProvider, DataSourceRe
   public Sink createSink(
       SQLContext sqlContext,
       scala.collection.immutable.Map<String, String> parameters,
-      scala.collection.immutable.Seq<String> partitionColumns,
+      ${scala.seq}<String> partitionColumns,
       OutputMode outputMode) {
-    return DorisSinks.create(CollectionConverters.asJava(parameters), CollectionConverters.asJava(partitionColumns));
+    return DorisSinks.create(SparkCompat.javaMap(parameters), SparkCompat.javaList(partitionColumns));
   }
 }
