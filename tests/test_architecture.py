@@ -212,6 +212,94 @@ def test_the_java_pattern_catches_what_it_should():
         assert not JAVA_API.search(text), text
 
 
+# A call on a JVM object, found without a list of Java's names. Java names its methods in camelCase;
+# the camelCase names Python code may call are those of PySpark's Python API, logging and threading,
+# read from those classes here. And a method called on a value typed JavaObject is a Java call,
+# whatever its name.
+_CAMEL_CASE = re.compile(r"^[a-z][a-z0-9]*[A-Z]")
+_JAVA_OBJECT_ANNOTATION = re.compile(r"^['\"]?JavaObject(\s*\|\s*None)?['\"]?$|^Optional\[JavaObject\]$")
+
+
+def python_camel_case_names() -> frozenset[str]:
+    import logging
+    import threading
+
+    import pyspark
+    import pyspark.errors
+    import pyspark.sql
+    import pyspark.sql.functions
+    import pyspark.sql.streaming
+    import pyspark.sql.types
+    import pyspark.sql.window
+    from pyspark.sql import conf
+
+    owners: list[object] = [
+        logging, logging.Logger, logging.LoggerAdapter, logging.Handler, logging.StreamHandler, logging.Formatter,
+        threading.Thread, threading.Event, pyspark.SparkContext, pyspark.RDD, pyspark.errors.PySparkException,
+        pyspark.sql.functions, pyspark.sql.types, conf.RuntimeConfig, pyspark.sql.window.Window, pyspark.sql.window.WindowSpec,
+    ]
+    owners += [getattr(pyspark.sql, name) for name in pyspark.sql.__all__]
+    owners += [value for name, value in vars(pyspark.sql.streaming).items() if isinstance(value, type)]
+    owners += [getattr(pyspark.sql.types, name) for name in pyspark.sql.types.__all__]
+    owners.append(pyspark.sql.SparkSession.Builder)
+    return frozenset(name for owner in owners for name in dir(owner) if _CAMEL_CASE.match(name))
+
+
+def java_calls(tree: ast.Module, python_names: frozenset[str]) -> Iterator[tuple[int, str]]:
+    """Where a module calls a method of a JVM object: a camelCase method Python does not have, or
+    any method of a value annotated JavaObject (a parameter, a variable or a class's field)."""
+    fields = {
+        statement.target.id
+        for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+        for statement in node.body
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+        and _JAVA_OBJECT_ANNOTATION.match(ast.unparse(statement.annotation))
+    }
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        arguments = function.args.posonlyargs + function.args.args + function.args.kwonlyargs
+        java_values = {a.arg for a in arguments if a.annotation is not None and _JAVA_OBJECT_ANNOTATION.match(ast.unparse(a.annotation))}
+        java_values |= {
+            node.target.id for node in ast.walk(function)
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+            and _JAVA_OBJECT_ANNOTATION.match(ast.unparse(node.annotation))
+        }
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            on_java_value = (isinstance(owner, ast.Name) and owner.id in java_values) or (
+                isinstance(owner, ast.Attribute) and owner.attr in fields)
+            if on_java_value or (_CAMEL_CASE.match(node.func.attr) and node.func.attr not in python_names):
+                yield node.lineno, ast.unparse(node.func)
+
+
+def test_only_engine_and_the_session_plumbing_call_jvm_objects():
+    python_names = python_camel_case_names()
+    offenders = sorted({
+        f"{relative_path(path)}:{number}: {call}(...)"
+        for _, (path, tree) in SOURCES.items() if not relative_path(path).startswith(JVM_PACKAGES)
+        for number, call in java_calls(tree, python_names)
+    })
+    assert offenders == [], "calls on JVM objects outside engine/ and the session plumbing:\n" + "\n".join(offenders)
+
+
+def test_the_jvm_call_rule_catches_what_it_should():
+    python_names = python_camel_case_names()
+    assert {"getLogger", "isEnabledFor", "writeTo", "withColumn", "createDataFrame", "getOrCreate"} <= python_names
+
+    def calls(source: str) -> list[str]:
+        return [call for _, call in java_calls(ast.parse(source), python_names)]
+
+    assert calls("def f(plan):\n    return plan.dataFile(x)") == ["plan.dataFile"]
+    assert calls("def f(table: JavaObject):\n    return table.snapshot(1)") == ["table.snapshot"]
+    assert calls("def f(t: 'JavaObject | None'):\n    return t.io()") == ["t.io"]
+    assert calls("class H:\n    table: JavaObject\ndef f(h):\n    return h.table.refs()") == ["h.table.refs"]
+    assert calls("def f(df, log):\n    log.isEnabledFor(10)\n    return df.withColumn('a', c).writeTo('t')") == []
+    assert calls("def f(files: list[JavaObject]):\n    return files.append(1)") == []
+
+
 def test_no_private_names_imported_across_packages():
     offenders = []
     for module, (path, tree) in SOURCES.items():

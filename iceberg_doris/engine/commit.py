@@ -77,6 +77,11 @@ class Committed(Generic[T]):
         return self.heads.get(ref or MAIN)
 
 
+def staged_table(transaction: JavaObject) -> JavaObject:
+    """The table as ``transaction`` leaves it, before the commit (e.g. its new partition spec)."""
+    return transaction.table()
+
+
 def commit_atomically(
     iceberg: IcebergJava,
     name: TableName,

@@ -8,7 +8,7 @@ data file location whose Java objects cross py4j only when asked for.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
@@ -96,11 +96,31 @@ def delete_file_key(delete_file: JavaObject) -> str:
     return f"{delete_file.location()}@{delete_file.contentOffset()}"
 
 
-def file_order_column(data_files: Mapping[str, JavaObject], file_column: str, locations: list[str]) -> Any:
+def file_order_column(data_files: Mapping[str, JavaObject] | None, file_column: str, locations: Iterable[str] = ()) -> Any:
     """A Spark column: the data sequence number (the commit that wrote its rows) of the planned
-    data file named in ``file_column``, for the files ``locations`` (a literal map, no join)."""
+    data file named in ``file_column``, for the files ``locations`` (default: every planned file;
+    a literal map, no join); None when ``data_files`` is not a plan (no file was planned)."""
     from pyspark.sql import Column
 
     from iceberg_doris.engine.iceberg_java import join_locations
 
-    return Column(data_files.plan.fileOrder(file_column, join_locations(locations)))  # type: ignore[attr-defined]
+    plan = plan_of(data_files)
+    return None if plan is None else Column(plan.fileOrder(file_column, join_locations(locations)))
+
+
+def has_equality_deletes(data_files: Mapping[str, JavaObject] | None) -> bool | None:
+    """Whether an equality delete file applies to a planned data file; None when ``data_files`` is
+    not a plan."""
+    plan = plan_of(data_files)
+    return None if plan is None else bool(plan.hasEqualityDeletes())
+
+
+def locations_with_deletes(plan: JavaObject) -> list[str]:
+    """The planned data files that have delete files (position deletes, deletion vectors or
+    equality deletes), by location."""
+    return split_locations(str(plan.locationsWithDeletes()))
+
+
+def plan_of(data_files: Mapping[str, JavaObject] | None) -> JavaObject | None:
+    """The JVM-side plan ``data_files`` come from (:class:`PlannedDataFiles`), or None."""
+    return data_files.plan if isinstance(data_files, PlannedDataFiles) else None

@@ -32,6 +32,16 @@ def main_lineage(table: JavaObject) -> Iterator[HistoricSnapshot]:
         snapshot = table.snapshot(parent) if parent is not None else None
 
 
+def parent_committed_ms(table: JavaObject, snapshot_id: int) -> int:
+    """When the parent of snapshot ``snapshot_id`` was committed (epoch ms): the snapshot whose
+    live files are those the snapshot replaced. The snapshot's own time when it has no parent, or
+    the parent was expired."""
+    snapshot = table.snapshot(snapshot_id)
+    parent_id = snapshot.parentId()
+    parent = table.snapshot(parent_id) if parent_id is not None else None
+    return int((parent or snapshot).timestampMillis())
+
+
 def removed_files(table: JavaObject, snapshot_id: int) -> FileSet:
     """The data files and delete files snapshot ``snapshot_id`` removed."""
     snapshot = table.snapshot(snapshot_id)

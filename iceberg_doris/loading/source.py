@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine.spark_runtime import as_doris_reads, data_files_at, select_sql, statement_kind
 from iceberg_doris.errors import LoadError
+from iceberg_doris.spark_session.java_errors import error_class, spark_error_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -170,7 +171,7 @@ def _read_table(spark: "SparkSession", name: str) -> "DataFrame":
     try:
         return spark.table(name)
     except PySparkException as exc:
-        error_class = _error_class(exc)
+        error_class = error_class(exc)
         if error_class and error_class.startswith(("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND")):
             raise LoadError(f"source table or view {name} does not exist") from None
         raise LoadError(f"cannot read source table {name}: {spark_error_message(exc)}") from None
@@ -614,7 +615,7 @@ def _load(read: Callable[[], "DataFrame"], kind: str, paths: list[str]) -> "Data
     try:
         return read()
     except Exception as exc:  # noqa: BLE001 - Spark raises captured and raw py4j errors alike
-        if _error_class(exc) == "PATH_NOT_FOUND":
+        if error_class(exc) == "PATH_NOT_FOUND":
             raise LoadError(f"{_describe(paths)} does not exist") from None
         raise LoadError(f"cannot read {kind} {_describe(paths)}: {spark_error_message(exc)}") from None
 
@@ -688,50 +689,3 @@ def _boolean(value: Any, name: str) -> bool:
     if text in ("false", "0", "no"):
         return False
     raise LoadError(f"option {name} must be true or false, got {value!r}")
-
-
-def _error_class(exc: BaseException) -> str | None:
-    # PySpark 4 names it the condition and deprecates getErrorClass (a warning); 3.5 has only that.
-    getter = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
-    try:
-        return getter() if getter is not None else None
-    except Exception:  # noqa: BLE001
-        return None
-
-
-_ERROR_CLASS_PREFIX = re.compile(r"^\[[A-Z0-9_.]+\]\s*")
-_POSITION_SUFFIX = re.compile(r";?\s*line \d+ pos \d+\s*;?$")
-
-
-def spark_error_message(exc: BaseException) -> str:
-    """The useful part of a Spark/py4j error: no JVM stack trace, no plan, no error-class tag.
-
-    For a raw Java exception it is the innermost message (e.g. ``... is not a Parquet file``).
-    Callers can use it to translate errors raised when a load's frame is finally executed.
-    """
-    message = None
-    java = getattr(exc, "java_exception", None)
-    if java is not None:
-        seen = 0
-        while java is not None and seen < 32:
-            try:
-                text = java.getMessage()
-            except Exception:  # noqa: BLE001
-                text = None
-            if text:
-                message = str(text)
-            try:
-                cause = java.getCause()
-            except Exception:  # noqa: BLE001
-                cause = None
-            if cause is None or cause.equals(java):
-                break
-            java = cause
-            seen += 1
-    if message is None:
-        message = getattr(exc, "desc", None) or str(exc)
-    message = message.split("\n== SQL")[0].split(";\n")[0]
-    message = " ".join(line.strip() for line in message.splitlines() if line.strip())
-    message = _ERROR_CLASS_PREFIX.sub("", message)
-    message = _POSITION_SUFFIX.sub("", message).strip()
-    return message or type(exc).__name__

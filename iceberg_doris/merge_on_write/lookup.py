@@ -47,8 +47,9 @@ from iceberg_doris.engine.deletion_vectors import live_files
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import ref_snapshot_id
 from iceberg_doris.engine.file_sets import file_location, record_count
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, join_locations
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression, read_at_snapshot
+from iceberg_doris.engine.live_files import file_order_column, has_equality_deletes, plan_of
 from iceberg_doris.engine.row_deletes import write_row_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.engine.table_names import TableName
@@ -309,12 +310,7 @@ def _decide_and_stage(
 def _file_order(data_files: Mapping[str, JavaObject] | None, locations: Iterable[str] = ()) -> "Column | None":
     """The data sequence number of the live row's file (:func:`plan.one_per_key`), of
     ``locations`` (default: every planned file), or None when no file was planned."""
-    from pyspark.sql import Column
-
-    planned = getattr(data_files, "plan", None)
-    if planned is None:
-        return None
-    return Column(planned.fileOrder(plan.FILE, join_locations(locations)))
+    return file_order_column(data_files, plan.FILE, locations)
 
 
 @dataclass(frozen=True)
@@ -448,8 +444,8 @@ def lookup_with_index(
     files; or why not (scan instead): a file has equality deletes or a NULL key, or the probe fails:
     the index is an accelerator, never needed for correctness. On a sequence table the result
     carries each key's live rows and largest stored sequence value, for :func:`plan.decide`."""
-    planned = getattr(data_files, "plan", None)
-    if planned is None or planned.hasEqualityDeletes():
+    planned = plan_of(data_files)
+    if planned is None or has_equality_deletes(data_files):
         log.info("key index: the planned files have equality deletes; scanning the keys instead")
         return "equality deletes"
     merges = merges_stored_rows(shape)

@@ -35,8 +35,9 @@ from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine import key_index
 from iceberg_doris.engine.commit import commit_atomically
 from iceberg_doris.engine.compaction import ordered_rewrite
-from iceberg_doris.engine.compaction.carry_over import ReplacedFiles, positions
+from iceberg_doris.engine.compaction.carry_over import ReplacedFiles
 from iceberg_doris.engine.compaction.ordered_rewrite import SegmentMap
+from iceberg_doris.engine.compaction.rewrite_candidates import rewrite_candidates
 from iceberg_doris.engine.compaction.rowid_map import (
     MAPPING_RETENTION_MS,
     RowidMap,
@@ -45,12 +46,13 @@ from iceberg_doris.engine.compaction.rowid_map import (
     remove_stale_mappings,
 )
 from iceberg_doris.engine.compaction.staging import stage_compaction
-from iceberg_doris.engine.deletion_vectors import delete_file_key, plan_live_files
+from iceberg_doris.engine.deletion_vectors import plan_live_files
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
-from iceberg_doris.engine.file_sets import file_location, record_count
-from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
-from iceberg_doris.engine.iceberg_tables import committed_at_millis, current_snapshot_id, iceberg_expression, read_at_snapshot
+from iceberg_doris.engine.file_sets import file_format, file_location
+from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_tables import current_snapshot_id, iceberg_expression, read_at_snapshot
+from iceberg_doris.engine.live_files import locations_with_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files
 from iceberg_doris.errors import CommitConflictError, CommitLockTimeoutError, PartitionError, TableStateError
 from iceberg_doris.names.rules import shown
@@ -89,7 +91,7 @@ def compact(spark: "SparkSession", table: str, request: CompactRequest) -> Compa
             raise PartitionError(f"Partition[{missing[0]}] does not exist in {handle.name.qualified}")
         predicate = union([partition_predicate(partitions, p) for p in chosen if p is not None])
     plan = plan_live_files(handle.table, snapshot_id, iceberg_expression(handle.iceberg, predicate))
-    return rewrite_files(spark, handle, snapshot_id, predicate, plan, split_locations(str(plan.locationsWithDeletes())))
+    return rewrite_files(spark, handle, snapshot_id, predicate, plan, locations_with_deletes(plan))
 
 
 def repaired_first(spark: "SparkSession", handle: DorisTable) -> DorisTable:
@@ -136,29 +138,11 @@ def rewrite_files(
     # Only sequence tables have tombstones (deleted rows that still guard their key against
     # late, older rows); elsewhere a fully deleted file guards nothing and goes at once.
     guards_tombstones = handle.model.sequence_column is not None
-    rewrite, removed_deletes = FileSet(), FileSet()
-    kept = dropped = 0
-    seen_deletes: set[str] = set()
-    fully_deleted_files: set[str] = set()
-    deletes_at_start: dict[str, list[Any]] = {}
-    for location in locations:
-        deletes = java_items(plan.deletes(location))
-        data_file = plan.dataFile(location)
-        deleted = _deleted_rows(handle, deletes, location)
-        fully_deleted = deleted >= record_count(data_file)
-        if fully_deleted and guards_tombstones and _added_after(handle, data_file, cutoff_ms):
-            kept += 1  # may hold tombstones still guarding their keys
-            continue
-        if fully_deleted:
-            dropped += 1
-            fully_deleted_files.add(location)
-        rewrite.data_files.append(data_file)
-        deletes_at_start[location] = deletes
-        for delete_file in deletes:
-            key = delete_file_key(delete_file)
-            if key not in seen_deletes:
-                seen_deletes.add(key)
-                removed_deletes.delete_files.append(delete_file)
+    chosen = rewrite_candidates(
+        handle.iceberg, handle.table, plan, locations, guards_tombstones=guards_tombstones, cutoff_ms=cutoff_ms,
+    )
+    rewrite, removed_deletes, deletes_at_start = chosen.rewrite, chosen.removed_deletes, chosen.deletes_at_start
+    kept, dropped, fully_deleted_files = chosen.kept, chosen.dropped, chosen.fully_deleted
     if not rewrite.data_files:
         return CompactResult(0, 0, 0, 0, kept, snapshot_id)
     mapping: RowidMap | SegmentMap | None
@@ -248,7 +232,7 @@ def _start_indexing(handle: DorisTable, added: list[JavaObject]) -> "key_index.P
     from iceberg_doris.merge_on_write.plan import KeyedLoadShape
 
     model = handle.model
-    added = [f for f in added if str(f.format().name()) == "PARQUET"]  # the index reads Parquet only
+    added = [f for f in added if file_format(f) == "PARQUET"]  # the index reads Parquet only
     if not added or model.keys_model not in (KeysModel.UNIQUE, KeysModel.AGGREGATE):
         return None
     if not key_index.build_on_load(handle.iceberg.spark):
@@ -257,28 +241,6 @@ def _start_indexing(handle: DorisTable, added: list[JavaObject]) -> "key_index.P
     if keys_not_encodable(shape) is not None:
         return None
     return key_index.start_indexing(handle.iceberg, handle.table, added, list(model.key_columns), model.sequence_column)
-
-
-def _deleted_rows(handle: DorisTable, deletes: list[Any], location: str) -> int:
-    """How many rows of the data file at ``location`` its delete files delete. A v2 position
-    delete file may cover every file of a partition: its row count is not this file's, so it is read."""
-    if all(_only_for(d, location) for d in deletes):
-        return sum(record_count(d) for d in deletes)
-    return len(positions(handle.iceberg, handle.table, deletes, location))
-
-
-def _only_for(delete_file: Any, location: str) -> bool:
-    referenced = delete_file.referencedDataFile()
-    return referenced is not None and str(referenced) == location
-
-
-def _added_after(handle: DorisTable, data_file: Any, cutoff_ms: int) -> bool:
-    """Whether the snapshot that added the file is younger than the retention cutoff."""
-    sequence = data_file.dataSequenceNumber()
-    if sequence is None:
-        return True
-    committed = committed_at_millis(handle.iceberg, handle.table, int(sequence))
-    return committed >= cutoff_ms if committed is not None else False
 
 
 def tombstone_retention_hours(table: str, value: Any) -> float:

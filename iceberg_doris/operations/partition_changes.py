@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from iceberg_doris.engine.commit import Committed, commit_atomically
+from iceberg_doris.engine.commit import Committed, commit_atomically, staged_table
 from iceberg_doris.engine.file_sets import stage_partition_delete as stage_files_delete
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import stage_layout, stage_model
@@ -35,7 +35,7 @@ def commit_model_change(
         if model.partitions is not None:
             stage_layout(fresh.iceberg, table, transaction, choose_layout(model))
         stage_model(transaction, fresh.properties, model)
-        return finish(result, transaction.table()) if finish is not None else result
+        return finish(result, staged_table(transaction)) if finish is not None else result
 
     return commit_atomically(handle.iceberg, handle.name, build, operation=operation)
 

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from iceberg_doris.engine.file_sets import FileSet
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
 from iceberg_doris.engine.iceberg_tables import iceberg_expression
-from iceberg_doris.engine.snapshot_history import HistoricSnapshot, main_lineage, removed_files, removed_files_matching
+from iceberg_doris.engine.snapshot_history import (
+    HistoricSnapshot,
+    main_lineage,
+    parent_committed_ms,
+    removed_files,
+    removed_files_matching,
+)
 from iceberg_doris.errors import ProcedureArgumentError
 from iceberg_doris.partitioning import Partition, PartitionSet, from_json, to_json
 from iceberg_doris.table_model import DorisTableModel, snapshot_summary
@@ -98,9 +104,7 @@ def oldest_needed_ms(table: JavaObject, model: DorisTableModel, now_ms: int) -> 
     which holds its files as live files), or None when the recycle bin is empty."""
     oldest = None
     for entry in entries(table, model, now_ms):
-        snapshot = table.snapshot(entry.snapshot_id)
-        parent = table.snapshot(snapshot.parentId()) if snapshot.parentId() is not None else None
-        needed = int((parent or snapshot).timestampMillis())
+        needed = parent_committed_ms(table, entry.snapshot_id)
         oldest = needed if oldest is None else min(oldest, needed)
     return oldest
 

@@ -16,6 +16,7 @@ the one message a user sees.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -55,10 +56,12 @@ class JavaCause:
         return self.kind.rsplit(".", 1)[-1]
 
 
-def java_causes(error: BaseException) -> list[JavaCause]:
-    """The Java exception behind ``error`` and its causes, outermost first (empty if none)."""
+def java_causes(error: BaseException, *, captured: bool = True) -> list[JavaCause]:
+    """The Java exception behind ``error`` and its causes, outermost first (empty if none).
+    ``captured``: also that of one of PySpark's captured exceptions (AnalysisException, ...),
+    besides a raw ``Py4JJavaError``'s."""
     java = getattr(error, "java_exception", None)
-    if java is None:
+    if java is None and captured:
         java = getattr(error, "_origin", None)  # PySpark's captured exceptions
     causes: list[JavaCause] = []
     seen = 0
@@ -283,3 +286,35 @@ def translate(error: BaseException, what: str) -> DorisError | None:
         "again, and if it fails the same way report it with the stack trace iceberg_doris.spark_session.java_errors "
         "logs at DEBUG (logging.getLogger('iceberg_doris').setLevel(logging.DEBUG))"
     )
+
+
+def error_class(exc: BaseException) -> str | None:
+    """Spark's error class (condition) of one of PySpark's exceptions, e.g. ``PATH_NOT_FOUND``."""
+    # PySpark 4 names it the condition and deprecates getErrorClass (a warning); 3.5 has only that.
+    getter = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
+    try:
+        return getter() if getter is not None else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_ERROR_CLASS_PREFIX = re.compile(r"^\[[A-Z0-9_.]+\]\s*")
+_POSITION_SUFFIX = re.compile(r";?\s*line \d+ pos \d+\s*;?$")
+
+
+def spark_error_message(exc: BaseException) -> str:
+    """The useful part of a Spark/py4j error: no JVM stack trace, no plan, no error-class tag.
+
+    For a raw Java exception it is the innermost message (e.g. ``... is not a Parquet file``).
+    Callers can use it to translate errors raised when a load's frame is finally executed.
+    """
+    # A raw Py4JJavaError's innermost message; a captured exception's own text says it better.
+    messages = [cause.message for cause in java_causes(exc, captured=False) if cause.message]
+    message = messages[-1] if messages else None
+    if message is None:
+        message = getattr(exc, "desc", None) or str(exc)
+    message = message.split("\n== SQL")[0].split(";\n")[0]
+    message = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    message = _ERROR_CLASS_PREFIX.sub("", message)
+    message = _POSITION_SUFFIX.sub("", message).strip()
+    return message or type(exc).__name__

@@ -17,6 +17,7 @@ from pyroaring import BitMap64
 
 from iceberg_doris.engine.deletion_vectors import delete_file_key, is_deletion_vector, read_deletion_vector
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items, split_locations
+from iceberg_doris.engine.live_files import locations_with_deletes
 from iceberg_doris.engine.position_deletes import read_position_deletes
 from iceberg_doris.errors import CommitConflictError
 
@@ -91,7 +92,7 @@ def _only_replaced(head_plan: JavaObject, candidates: dict[str, JavaObject], rep
     partition-scoped position delete file (v2) also covering a kept file must stay."""
     if not candidates:
         return []
-    for location in split_locations(str(head_plan.locationsWithDeletes())):
+    for location in locations_with_deletes(head_plan):
         if location in replaced:
             continue
         for delete_file in java_items(head_plan.deletes(location)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from iceberg_doris.engine.deletion_vectors import delete_file_key
 from iceberg_doris.engine.iceberg_java import JavaObject, java_items, split_locations
+from iceberg_doris.engine.live_files import locations_with_deletes
 from iceberg_doris.table_model.compaction_policy import FileFacts
 
 
@@ -12,7 +13,7 @@ def file_facts(table: JavaObject, plan: JavaObject) -> list[FileFacts]:
     Deleted rows are the delete files' record counts: exact for deletion vectors and file-scoped
     position deletes; a partition-scoped position delete file counts all its rows against each
     file it may apply to, an overestimate that can only make a file look more worth rewriting."""
-    with_deletes = set(split_locations(str(plan.locationsWithDeletes())))
+    with_deletes = set(locations_with_deletes(plan))
     facts = []
     for location in split_locations(str(plan.locations())):
         data_file = plan.dataFile(location)

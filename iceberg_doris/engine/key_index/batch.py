@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
-from iceberg_doris.engine.key_index import jvm, settings, wire
+from iceberg_doris.engine.key_index import jvm, wire
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class BatchKeys:
     """A batch's keys in the driver JVM, sorted (a handle on ``io.icebergdoris.keyindex.BatchKeys``)."""
 
-    java: JavaObject
+    java: jvm.BatchKeysHandle
     spark: "SparkSession"
     _summaries: dict[int, wire.BatchSummary] = field(default_factory=dict, repr=False, compare=False)
 
@@ -58,11 +58,11 @@ def collect_batch_keys(
     """The batch's keys (the first ``len(key_columns)`` columns of ``rows``), delete flags (the next
     column) and, with ``sequence_column``, sequence values (the one after): one Spark job, the keys
     go to the driver's JVM only."""
-    asked = wire.IndexRequest(tuple(key_columns), sequence_column, settings.max_rows(iceberg.spark), settings.persist(iceberg.spark))
-    return BatchKeys(jvm.index(iceberg).collectBatchKeys(rows._jdf, table, jvm.request(iceberg.spark, asked)), iceberg.spark)
+    request = jvm.session_request(iceberg.spark, key_columns, sequence_column)
+    return BatchKeys(jvm.index(iceberg).collectBatchKeys(rows._jdf, table, request), iceberg.spark)
 
 
-def java_request(spark: "SparkSession", key_columns: list[str], sequence_column: str | None) -> JavaObject:
+def java_request(spark: "SparkSession", key_columns: list[str], sequence_column: str | None) -> jvm.RequestHandle:
     """The JVM's request for collecting a batch's keys by ``key_columns`` (and ``sequence_column``),
     for a pass that collects them on its way (``GroupCounts.countAndCollectKeys``)."""
-    return jvm.request(spark, wire.IndexRequest(tuple(key_columns), sequence_column, settings.max_rows(spark), settings.persist(spark)))
+    return jvm.session_request(spark, key_columns, sequence_column)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from iceberg_doris.engine.file_sets import file_location
 from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
-from iceberg_doris.engine.key_index import jvm, settings, wire
+from iceberg_doris.engine.key_index import jvm, wire
 
 log = logging.getLogger("iceberg_doris.engine.key_index")
 
@@ -17,8 +17,8 @@ class PendingEntries:
     """The key-index entries of a load's new files, being built on a JVM thread of their own
     (:func:`start_indexing`) while the load commits."""
 
-    future: JavaObject  # the indexing's handle, for KeyIndex.awaitIndexing
-    index: JavaObject
+    future: jvm.IndexingHandle  # for KeyIndex.awaitIndexing
+    index: jvm.KeyIndexJvm
     locations: frozenset[str]
     _finished: bool = False
 
@@ -44,11 +44,6 @@ class PendingEntries:
             log.warning("key index: %s", problem)
 
 
-def _request(iceberg: IcebergJava, key_columns: list[str], sequence_column: str | None) -> JavaObject:
-    spark = iceberg.spark
-    return jvm.request(spark, wire.IndexRequest(tuple(key_columns), sequence_column, settings.max_rows(spark), settings.persist(spark)))
-
-
 def start_indexing(
     iceberg: IcebergJava, table: JavaObject, files: list[JavaObject], key_columns: list[str], sequence_column: str | None
 ) -> PendingEntries | None:
@@ -58,7 +53,7 @@ def start_indexing(
         return None
     index = jvm.index(iceberg)
     future = index.indexNewFilesInBackground(
-        iceberg.spark._jsparkSession, table, iceberg.java_list(files), _request(iceberg, key_columns, sequence_column)
+        iceberg.spark._jsparkSession, table, iceberg.java_list(files), jvm.session_request(iceberg.spark, key_columns, sequence_column)
     )
     return PendingEntries(future, index, frozenset(map(file_location, files)))
 
@@ -85,7 +80,7 @@ def new_files_repeat_keys(
 
     try:
         answer = wire.RepeatsAnswer.from_json(str(jvm.index(iceberg).newFilesRepeatKeys(
-            iceberg.spark._jsparkSession, table, iceberg.java_list(files), _request(iceberg, key_columns, sequence_column)
+            iceberg.spark._jsparkSession, table, iceberg.java_list(files), jvm.session_request(iceberg.spark, key_columns, sequence_column)
         )))
     except Py4JJavaError as error:
         log.warning("key index: could not check the new files' keys for repeats (%s)", java_message(error))

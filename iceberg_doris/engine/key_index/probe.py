@@ -26,7 +26,7 @@ class IndexHits:
     upserts: dict[str, BitMap64]
     deletes: dict[str, BitMap64]
     answer: wire.LookupAnswer
-    java: JavaObject  # the lookup's handle: sequence tables read their live rows and stored sequences from it
+    java: jvm.LookupHandle  # sequence tables read their live rows and stored sequences from it
 
     @property
     def probed_files(self) -> int:
@@ -62,7 +62,7 @@ class IndexHits:
         iceberg-doris writes; a plain INSERT can add a second)."""
         return self.answer.one_live_row_per_key
 
-    def _index(self, spark: "SparkSession") -> JavaObject:
+    def _index(self, spark: "SparkSession") -> jvm.KeyIndexJvm:
         return jvm.index_of(spark)
 
     def live_rows(self, spark: "SparkSession") -> "DataFrame":
@@ -122,7 +122,7 @@ class StoredRows:
 
     frame: "DataFrame"
     count: int
-    java: JavaObject  # the read's handle
+    java: jvm.RowsHandle
     _released: bool = False
 
     def broadcastable(self) -> bool:

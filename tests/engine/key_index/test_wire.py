@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import base64
+import inspect
 import json
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from pyroaring import BitMap64
 
-from iceberg_doris.engine.key_index import wire
+from iceberg_doris.engine.key_index import jvm, wire
 
 
 def encoded(*positions: int) -> str:
@@ -69,3 +73,56 @@ def test_a_batch_summary_reads_decimals_back():
 
 def test_column_lists_cross_as_json_arrays():
     assert json.loads(wire.columns_json(["a", "b\nc"])) == ["a", "b\nc"]
+
+
+# ------------------------------------------------------------------ the typed face of KeyIndex.java
+_ROOT = Path(__file__).resolve().parents[3]
+_KEY_INDEX_JAVA = _ROOT / "jvm/src/main/java/io/icebergdoris/keyindex/KeyIndex.java"
+_KEY_INDEX_PY = _ROOT / "iceberg_doris/engine/key_index"
+
+
+def _java_methods() -> dict[str, int]:
+    """KeyIndex.java's public static methods and how many parameters each takes."""
+    text = re.sub(r"<[^<>]*(<[^<>]*>[^<>]*)*>", "", _KEY_INDEX_JAVA.read_text())  # generics' commas are no parameters
+    found = {}
+    for name, parameters in re.findall(r"public static [\w.\[\]]+ (\w+)\(([^)]*)\)", text):
+        found[name] = len([p for p in parameters.split(",") if p.strip()])
+    return found
+
+
+def _face() -> dict[str, int]:
+    return {
+        name: len(inspect.signature(method).parameters) - 1  # less self
+        for name, method in vars(jvm.KeyIndexJvm).items() if callable(method) and not name.startswith("_")
+    }
+
+
+def _calls_through_the_face() -> set[str]:
+    """The methods Python calls on KeyIndex: on jvm.index(...) / index_of(...), on a name bound
+    to one, on self._index(...) or on a field typed KeyIndexJvm."""
+    called = set()
+    for path in _KEY_INDEX_PY.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        handles = {"index"}  # the name every module binds the handle to
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            through_call = isinstance(owner, ast.Call) and ast.unparse(owner.func).split(".")[-1] in ("index", "index_of", "_index")
+            through_name = isinstance(owner, ast.Name) and owner.id in handles
+            through_field = isinstance(owner, ast.Attribute) and owner.attr == "index"
+            if through_call or through_name or through_field:
+                called.add(node.func.attr)
+    return called
+
+
+def test_the_python_face_of_the_key_index_is_keyindex_java_s():
+    java, face = _java_methods(), _face()
+    assert face and set(face) <= set(java), f"not in KeyIndex.java: {sorted(set(face) - set(java))}"
+    assert {name: java[name] for name in face} == face  # the same number of parameters
+
+
+def test_python_calls_the_key_index_only_through_its_face():
+    called = _calls_through_the_face()
+    assert {"lookup", "lookupAnswer", "decideBySequence", "awaitIndexing", "cachedRows"} <= called
+    assert called <= set(_face()), f"called but not on KeyIndexJvm: {sorted(called - set(_face()))}"

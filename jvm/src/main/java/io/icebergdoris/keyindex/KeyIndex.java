@@ -2,7 +2,6 @@ package io.icebergdoris.keyindex;
 
 import io.icebergdoris.iceberg.LiveFiles;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -64,12 +63,8 @@ public final class KeyIndex {
    * its {@code first_column_values} in key order (else null); values as {@link BatchKeys#firstColumnValues}.
    */
   public static String describeBatch(BatchKeys keys, int valuesUpTo) {
-    Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("count", keys.count());
-    answer.put("has_duplicates", keys.hasDuplicates());
-    answer.put("first_column_range", keys.firstColumnRange());
-    answer.put("first_column_values", keys.count() <= valuesUpTo ? keys.firstColumnValues() : null);
-    return Wire.json(answer);
+    return Wire.json(new Answers.BatchSummary(
+        keys.count(), keys.hasDuplicates(), keys.firstColumnRange(), keys.count() <= valuesUpTo ? keys.firstColumnValues() : null));
   }
 
   /**
@@ -196,9 +191,7 @@ public final class KeyIndex {
    * {@code problems}, one text per entry that could not be stored ("location: reason").
    */
   public static String awaitIndexing(Future<List<String>> indexing) throws InterruptedException, ExecutionException {
-    Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("problems", indexing.get());
-    return Wire.json(answer);
+    return Wire.json(new Answers.IndexingAnswer(indexing.get()));
   }
 
   /** Whether a key repeats among a load's new files, as JSON; see {@link NewFiles#newFilesRepeatKeys}. */

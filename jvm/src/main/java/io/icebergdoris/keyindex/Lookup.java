@@ -45,15 +45,15 @@ public final class Lookup {
    * its {@code location} and the live positions of keys the batch upserts ({@code upserts}) and
    * deletes ({@code deletes}), each a base64 portable 64-bit Roaring bitmap.
    */
-  Map<String, Object> answer() {
-    List<Map<String, Object>> found = new ArrayList<>();
+  Answers.LookupAnswer answer() {
+    List<Answers.FilePositions> found = new ArrayList<>();
     List<String> unindexable = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     for (FileHits file : hits.values()) {
       if (!file.indexable) {
         unindexable.add(file.location);
       } else if (file.hitCount > 0) {
-        found.add(filePositions(file.location, file.upserts, file.deletes));
+        found.add(Answers.FilePositions.of(file.location, file.upserts, file.deletes));
       }
       if (file.rejected != null) {
         problems.add(file.location + ": stored entry rejected (" + file.rejected + "), rebuilt from the data file");
@@ -62,24 +62,8 @@ public final class Lookup {
         problems.add(file.location + ": entry not stored (" + file.unwritten + ")");
       }
     }
-    Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("probed_files", hits.size());
-    answer.put("built_files", count(EntrySource.BUILT));
-    answer.put("read_files", count(EntrySource.READ));
-    answer.put("unindexable", unindexable);
-    answer.put("problems", problems);
-    answer.put("one_live_row_per_key", oneLiveRowPerKey());
-    answer.put("hits", found);
-    return answer;
-  }
-
-  /** One file's positions on the wire: its location, upserted and deleted positions (base64 portable Roaring). */
-  static Map<String, Object> filePositions(String location, byte[] upserts, byte[] deletes) {
-    Map<String, Object> file = new LinkedHashMap<>();
-    file.put("location", location);
-    file.put("upserts", Wire.base64(upserts));
-    file.put("deletes", Wire.base64(deletes));
-    return file;
+    return new Answers.LookupAnswer(
+        hits.size(), count(EntrySource.BUILT), count(EntrySource.READ), unindexable, problems, oneLiveRowPerKey(), found);
   }
 
   /**
@@ -209,7 +193,7 @@ public final class Lookup {
         anyDeleteWins = true;
       }
     }
-    List<Map<String, Object>> replaced = new ArrayList<>();
+    List<Answers.FilePositions> replaced = new ArrayList<>();
     long deletedRows = 0;
     for (FileHits file : hits.values()) {
       Positions upserts = new Positions();
@@ -224,7 +208,7 @@ public final class Lookup {
         continue;
       }
       deletedRows += deletes.count();
-      replaced.add(filePositions(file.location, upserts.portableRoaring(), deletes.portableRoaring()));
+      replaced.add(Answers.FilePositions.of(file.location, upserts.portableRoaring(), deletes.portableRoaring()));
     }
     Dataset<Row> losing = losers.isEmpty() ? null : spark.createDataFrame(losers, batch.keyType);
     return new SequenceDecision(replaced, deletedRows, anyDeleteWins, losing);

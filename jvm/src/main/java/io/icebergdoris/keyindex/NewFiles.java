@@ -70,7 +70,7 @@ final class NewFiles {
    * {@code verdict}, and {@code problems}, the entries that could not be stored as
    * {@link #indexNewFiles} reports them.
    */
-  static Map<String, Object> newFilesRepeatKeys(SparkSession spark, Table table, List<DataFile> dataFiles, IndexRequest request) {
+  static Answers.RepeatsAnswer newFilesRepeatKeys(SparkSession spark, Table table, List<DataFile> dataFiles, IndexRequest request) {
     List<FileKeys> found = indexFiles(spark, table, dataFiles, request);
     java.util.Set<Integer> keyIds = new java.util.HashSet<>();
     for (String name : request.keyColumns()) {
@@ -84,11 +84,9 @@ final class NewFiles {
     for (DataFile file : dataFiles) {
       groupOf.put(file.location(), partitionedByKeys ? file.specId() + "/" + file.partition() : "");
     }
-    Map<String, Object> answer = new java.util.LinkedHashMap<>();
-    answer.put("verdict", NewFileRepeats.verdict(
-        spark, table, dataFiles, found, groupOf, () -> Layout.of(table, request, true), request.maxRows()));
-    answer.put("problems", unwritten(found));
-    return answer;
+    String verdict = NewFileRepeats.verdict(
+        spark, table, dataFiles, found, groupOf, () -> Layout.of(table, request, true), request.maxRows());
+    return new Answers.RepeatsAnswer(verdict, unwritten(found));
   }
 
   private static final class KeysOfFile implements Function<FileToProbe, FileKeys> {

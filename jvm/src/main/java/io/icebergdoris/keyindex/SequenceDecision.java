@@ -1,19 +1,17 @@
 package io.icebergdoris.keyindex;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /** Which versions of a sequence table's batch win ({@link Lookup#decideBySequence}). */
 final class SequenceDecision {
-  private final List<Map<String, Object>> replaced;
+  private final List<Answers.FilePositions> replaced;
   private final long deletedRows;
   private final boolean anyDeleteWins;
   private final Dataset<Row> losingKeys;
 
-  SequenceDecision(List<Map<String, Object>> replaced, long deletedRows, boolean anyDeleteWins, Dataset<Row> losingKeys) {
+  SequenceDecision(List<Answers.FilePositions> replaced, long deletedRows, boolean anyDeleteWins, Dataset<Row> losingKeys) {
     this.replaced = replaced;
     this.deletedRows = deletedRows;
     this.anyDeleteWins = anyDeleteWins;
@@ -26,12 +24,8 @@ final class SequenceDecision {
    * {@code deleted_rows}, the live rows winning deletes remove; {@code any_delete_wins}, whether a
    * tombstone is written.
    */
-  Map<String, Object> answer() {
-    Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("replaced", replaced);
-    answer.put("deleted_rows", deletedRows);
-    answer.put("any_delete_wins", anyDeleteWins);
-    return answer;
+  Answers.SequenceAnswer answer() {
+    return new Answers.SequenceAnswer(replaced, deletedRows, anyDeleteWins);
   }
 
   /** The keys whose batch version loses (key columns), or null when every version wins. */

@@ -3,6 +3,7 @@ package io.icebergdoris.keyindex;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import java.util.Base64;
 import java.util.function.Predicate;
 
@@ -14,12 +15,15 @@ import java.util.function.Predicate;
  */
 final class Wire {
   private static final ObjectMapper JSON = new ObjectMapper();
+  // Answers are records whose components Python reads by their snake-case names.
+  private static final ObjectMapper ANSWERS =
+      new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
   private Wire() {}
 
-  static String json(Object value) {
+  static String json(Record answer) {
     try {
-      return JSON.writeValueAsString(value);
+      return ANSWERS.writeValueAsString(answer);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("could not encode a key index answer", e);
     }
