@@ -30,6 +30,7 @@ from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.engine.source_plans import reads_table
 from iceberg_doris.engine.table_lock import commit_lock
+from iceberg_doris.engine.wide_plans import wide_plan_settings
 from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
 from iceberg_doris.merge_on_write.commit import KeyedLoad
@@ -98,6 +99,13 @@ def load_into(
 
     ``reread``: how the request reads the table as it is (a source pinned to a snapshot, as
     ``doris.delete``'s), called holding the lock before each attempt."""
+    with wide_plan_settings(spark, len(handle.model.columns)):
+        return _load_into(spark, handle, request, reread)
+
+
+def _load_into(
+    spark: "SparkSession", handle: DorisTable, request: LoadRequest, reread: "Callable[[DorisTable], LoadRequest] | None",
+) -> LoadResult:
     source = keyed_source(spark, handle, request)
     if source is None or not reads_table(source, handle.iceberg.catalog_name, handle.name):
         return load_once(spark, handle, request, source=source)
