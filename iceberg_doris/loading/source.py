@@ -171,8 +171,8 @@ def _read_table(spark: "SparkSession", name: str) -> "DataFrame":
     try:
         return spark.table(name)
     except PySparkException as exc:
-        error_class = error_class(exc)
-        if error_class and error_class.startswith(("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND")):
+        condition = error_class(exc)
+        if condition and condition.startswith(("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND")):
             raise LoadError(f"source table or view {name} does not exist") from None
         raise LoadError(f"cannot read source table {name}: {spark_error_message(exc)}") from None
 
