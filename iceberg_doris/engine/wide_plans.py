@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -28,14 +28,15 @@ CONSTRAINT_PROPAGATION = "spark.sql.constraintPropagation.enabled"
 WIDE_TABLE_COLUMNS = 100
 
 
-@dataclass
+@dataclass(eq=False)  # one per session: removed by identity
 class _Held:
+    session: Any  # the JVM's SparkSession (py4j handle)
     loads: int
     own_value: str | None  # the session's value before the first load changed it
 
 
 _lock = threading.Lock()
-_held: dict[int, _Held] = {}  # JVM session identity -> the loads holding the setting
+_held: list[_Held] = []  # one per JVM session with a wide load running
 
 
 @contextmanager
@@ -44,12 +45,13 @@ def wide_plan_settings(spark: "SparkSession", columns: int) -> Iterator[None]:
     if columns < WIDE_TABLE_COLUMNS:
         yield
         return
-    # Python wrappers of one JVM session differ (each CALL gets its own): key by the JVM's object.
-    session = int(spark.sparkContext._jvm.System.identityHashCode(spark._jsparkSession))
+    # Python wrappers of one JVM session differ (each CALL gets its own): the JVM's object tells.
+    session = spark._jsparkSession
     with _lock:
-        held = _held.get(session)
+        held = next((h for h in _held if h.session.equals(session)), None)
         if held is None:
-            _held[session] = _Held(1, spark.conf.get(CONSTRAINT_PROPAGATION, None))
+            held = _Held(session, 1, spark.conf.get(CONSTRAINT_PROPAGATION, None))
+            _held.append(held)
             spark.conf.set(CONSTRAINT_PROPAGATION, "false")
         else:
             held.loads += 1
@@ -57,10 +59,9 @@ def wide_plan_settings(spark: "SparkSession", columns: int) -> Iterator[None]:
         yield
     finally:
         with _lock:
-            held = _held[session]
             held.loads -= 1
             if held.loads == 0:
-                del _held[session]
+                _held.remove(held)
                 if held.own_value is None:
                     spark.conf.unset(CONSTRAINT_PROPAGATION)
                 else:
