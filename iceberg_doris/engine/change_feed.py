@@ -34,7 +34,7 @@ from pyroaring import BitMap64
 from iceberg_doris.engine.deletion_vectors.reader import is_deletion_vector, read_deletion_vector
 from iceberg_doris.engine.file_bytes import read_file_range
 from iceberg_doris.engine.file_sets import ref_head
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, file_format, java_items
 from iceberg_doris.engine.live_files import PlannedPositionDeletes, plan_live_files
 from iceberg_doris.errors import TableStateError
 from iceberg_doris.table_model import snapshot_summary
@@ -218,7 +218,7 @@ def _positions_by_data_file(iceberg: IcebergJava, table: JavaObject, delete_file
 
 
 def _position_delete_rows(iceberg: IcebergJava, table: JavaObject, delete_file: JavaObject) -> dict[str, BitMap64]:
-    if str(delete_file.format().name()) != "PARQUET":
+    if file_format(delete_file) != "PARQUET":
         raise TableStateError(
             f"Cannot read position deletes from {delete_file.location()}: {delete_file.format()} files are not supported"
         )
@@ -262,9 +262,9 @@ def read_changed_rows(iceberg: IcebergJava, table: JavaObject, commits: list[tup
         for location, positions in reads.deleted.items():
             _add(plan, location, _format_of(location), -1, False, positions, DELETED, commit, ordinal)
         for location, (data_file, skipped) in reads.dropped.items():
-            _add(plan, location, str(data_file.format().name()), int(data_file.recordCount()), True, skipped, DROPPED, commit, ordinal)
+            _add(plan, location, file_format(data_file), int(data_file.recordCount()), True, skipped, DROPPED, commit, ordinal)
         for location, (data_file, skipped) in reads.inserted.items():
-            _add(plan, location, str(data_file.format().name()), int(data_file.recordCount()), True, skipped, INSERTED, commit, ordinal)
+            _add(plan, location, file_format(data_file), int(data_file.recordCount()), True, skipped, INSERTED, commit, ordinal)
     return DataFrame(helpers.ChangedRows.read(iceberg.spark._jsparkSession, table, plan), iceberg.spark)
 
 

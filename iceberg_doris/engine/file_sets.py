@@ -163,11 +163,6 @@ def file_location(content_file: JavaObject) -> str:
     return str(content_file.location())
 
 
-def file_format(content_file: JavaObject) -> str:
-    """The file's format, as Iceberg names it: ``PARQUET``, ``AVRO``, ``ORC``, ``PUFFIN``."""
-    return str(content_file.format().name())
-
-
 def live_row_count(files: FileSet) -> int:
     """Rows of the data files less the rows their delete files delete."""
     return sum(map(record_count, files.data_files)) - sum(map(record_count, files.delete_files))

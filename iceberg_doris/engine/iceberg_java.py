@@ -113,6 +113,11 @@ def split_locations(joined: str) -> list[str]:
     return joined.split("\n") if joined else []
 
 
+def file_format(content_file: JavaObject) -> str:
+    """An Iceberg data or delete file's format, as Iceberg names it: ``PARQUET``, ``AVRO``, ``ORC``, ``PUFFIN``."""
+    return str(content_file.format().name())
+
+
 def java_class(error: Py4JJavaError) -> str:
     return str(error.java_exception.getClass().getName())
 

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from pyroaring import BitMap64
 
 from iceberg_doris.engine.file_bytes import read_file_range, write_file
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, file_format
 from iceberg_doris.engine.row_positions import check_positions, format_version, require_data_file, to_bitmap
 from iceberg_doris.errors import TableStateError
 
@@ -141,7 +141,7 @@ def _buffer(jvm: JavaObject, data: bytes) -> JavaObject:
 
 def read_position_deletes(iceberg: IcebergJava, table: JavaObject, delete_file: JavaObject, location: str) -> BitMap64:
     """The positions a Parquet position delete file deletes in the data file at ``location``."""
-    if str(delete_file.format().name()) != "PARQUET":
+    if file_format(delete_file) != "PARQUET":
         raise TableStateError(
             f"Cannot read position deletes from {delete_file.location()}: "
             f"{delete_file.format()} files are not supported"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine import spark_settings
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, file_format, java_items
 from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ConfigurationError
@@ -296,7 +296,7 @@ def read_staged_files(spark: "SparkSession", files: list[JavaObject], columns: l
     them works from what it wrote, never from a new read of its source."""
     by_format: dict[str, list[str]] = {}
     for data_file in files:
-        by_format.setdefault(str(data_file.format().name()).lower(), []).append(str(data_file.location()))
+        by_format.setdefault(file_format(data_file).lower(), []).append(str(data_file.location()))
     schema = ", ".join(f"{quote_identifier(name)} {spark_type}" for name, spark_type in columns)
     frames = [spark.read.format(file_format).schema(schema).load(locations) for file_format, locations in by_format.items()]
     if not frames:

@@ -49,8 +49,8 @@ from iceberg_doris.engine.compaction.staging import stage_compaction
 from iceberg_doris.engine.deletion_vectors import plan_live_files
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.file_sets import FileSet, stage_replacement
-from iceberg_doris.engine.file_sets import file_format, file_location
-from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.file_sets import file_location
+from iceberg_doris.engine.iceberg_java import JavaObject, file_format
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id, iceberg_expression, read_at_snapshot
 from iceberg_doris.engine.live_files import locations_with_deletes
 from iceberg_doris.engine.staged_writes import stage_data_files

@@ -38,7 +38,7 @@ from pyroaring import BitMap64
 from iceberg_doris.engine.compaction.carry_over import POSITION_DELETES, positions
 from iceberg_doris.engine.compaction.rowid_map import RowidMap, mapping_incomplete
 from iceberg_doris.engine.file_bytes import read_file_range, write_file
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, java_items
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, file_format, java_items
 from iceberg_doris.errors import CommitConflictError
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ def applies(data_files: Sequence[JavaObject], deletes: Mapping[str, list[JavaObj
     """Whether the order-keeping rewrite can copy these files: Parquet data files whose deletes
     are position deletes or deletion vectors only."""
     for data_file in data_files:
-        if str(data_file.format().name()) != "PARQUET":
+        if file_format(data_file) != "PARQUET":
             return False
         location = str(data_file.location())
         if any(int(d.content().id()) != POSITION_DELETES for d in deletes.get(location, [])):

@@ -43,7 +43,7 @@ from pyroaring import BitMap64
 
 from iceberg_doris.ddl.sql_text import quote_identifier
 from iceberg_doris.engine import interleaving
-from iceberg_doris.engine.iceberg_java import JavaObject
+from iceberg_doris.engine.iceberg_java import JavaObject, file_format
 from iceberg_doris.errors import CommitConflictError
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def build_rowid_map(
     mapping = RowidMap(location, expected)
     if not added:
         return mapping
-    if any(str(f.format().name()) != "PARQUET" for f in added):
+    if any(file_format(f) != "PARQUET" for f in added):
         # Spark gives a row's position (_metadata.row_index) in Parquet files only.
         log.info("compaction of %s wrote non-Parquet files: no rowid mapping, deletes are not carried over", table.name())
         return None

@@ -7,12 +7,12 @@ from pyroaring import BitMap64
 
 from iceberg_doris.engine.deletion_vectors.blob_codec import decode_deletion_vector
 from iceberg_doris.engine.file_bytes import read_file_range
-from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject
+from iceberg_doris.engine.iceberg_java import IcebergJava, JavaObject, file_format
 from iceberg_doris.errors import DeletionVectorFormatError
 
 
 def is_deletion_vector(delete_file: JavaObject) -> bool:
-    return str(delete_file.format().name()) == "PUFFIN"
+    return file_format(delete_file) == "PUFFIN"
 
 
 def read_deletion_vector(iceberg: IcebergJava, table: JavaObject, delete_file: JavaObject) -> BitMap64:
