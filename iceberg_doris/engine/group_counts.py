@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.engine.iceberg_java import JavaObject
-from iceberg_doris.engine.key_index import BatchKeys, java_request
+from iceberg_doris.engine.key_index import BatchKeys, session_request
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -47,7 +47,7 @@ def count_groups_collecting_keys(
     narrow = _narrow(frame, groups + [range_column, flag_column, kept[0]], [c.alias(a) for c, a in zip(key_columns, aliases)])
     counted = frame.sparkSession.sparkContext._jvm.io.icebergdoris.spark.GroupCounts.countAndCollectKeys(
         narrow._jdf, "\n".join(groups), range_column, flag_column, kept[0], kept[1], "\n".join(aliases),
-        table, java_request(frame.sparkSession, key_names, sequence_column),
+        table, session_request(frame.sparkSession, key_names, sequence_column),
     )
     if counted is None:
         return [], None

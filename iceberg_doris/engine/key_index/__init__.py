@@ -42,7 +42,8 @@ Settings (Spark conf, read at each load):
   every hit file through Iceberg's readers instead.
 """
 
-from iceberg_doris.engine.key_index.batch import BatchKeys, collect_batch_keys, java_request
+from iceberg_doris.engine.key_index.batch import BatchKeys, collect_batch_keys
+from iceberg_doris.engine.key_index.jvm import session_request
 from iceberg_doris.engine.key_index.new_files import PendingEntries, index_new_files, new_files_repeat_keys, start_indexing
 from iceberg_doris.engine.key_index.probe import IndexHits, SequenceDecision, StoredRows, probe, probe_or_none
 from iceberg_doris.engine.key_index.settings import (
@@ -93,12 +94,12 @@ __all__ = [
     "files_with_keys_from_probe",
     "index_new_files",
     "indexable_type",
-    "java_request",
     "max_rows",
     "new_files_repeat_keys",
     "persist",
     "probe",
     "probe_or_none",
     "remove_orphan_entries",
+    "session_request",
     "start_indexing",
 ]

@@ -60,9 +60,3 @@ def collect_batch_keys(
     go to the driver's JVM only."""
     request = jvm.session_request(iceberg.spark, key_columns, sequence_column)
     return BatchKeys(jvm.index(iceberg).collectBatchKeys(rows._jdf, table, request), iceberg.spark)
-
-
-def java_request(spark: "SparkSession", key_columns: list[str], sequence_column: str | None) -> jvm.RequestHandle:
-    """The JVM's request for collecting a batch's keys by ``key_columns`` (and ``sequence_column``),
-    for a pass that collects them on its way (``GroupCounts.countAndCollectKeys``)."""
-    return jvm.session_request(spark, key_columns, sequence_column)
