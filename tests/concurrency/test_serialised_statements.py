@@ -157,25 +157,18 @@ def _outside_increment_once(spark, table: str):
     return increment
 
 
-def test_a_writer_outside_iceberg_doris_makes_an_update_run_again(spark_statements, namespace, py_catalog):
+@pytest.mark.parametrize("statement", [
+    "UPDATE {table} SET n = n + 1 WHERE k = 1",
+    "MERGE INTO {table} t USING (SELECT 1 AS k) s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + 1",
+], ids=["update", "merge"])
+def test_a_writer_outside_iceberg_doris_makes_the_statement_run_again(spark_statements, namespace, py_catalog, statement):
     spark = spark_statements
     doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.c (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
     table = f"{namespace}.c"
     spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
 
     with interleaving.inject(interleaving.BEFORE_COMMIT, _outside_increment_once(spark, table)):
-        spark.sql(f"UPDATE {table} SET n = n + 1 WHERE k = 1")
-    assert readers_agree(spark, py_catalog, table) == [(1, 11)]
-
-
-def test_a_writer_outside_iceberg_doris_makes_a_merge_run_again(spark_statements, namespace, py_catalog):
-    spark = spark_statements
-    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.c (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
-    table = f"{namespace}.c"
-    spark.sql(f"INSERT INTO {table} VALUES (1, 0)")
-
-    with interleaving.inject(interleaving.BEFORE_COMMIT, _outside_increment_once(spark, table)):
-        spark.sql(f"MERGE INTO {table} t USING (SELECT 1 AS k) s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + 1")
+        spark.sql(statement.format(table=table))
     assert readers_agree(spark, py_catalog, table) == [(1, 11)]
 
 
