@@ -2,7 +2,7 @@
 
 Unique keys (Doris merge-on-write): within the batch each key keeps one version, the one with the
 largest sequence value (NULL smallest; equal: the later row), or the last row without a sequence
-column. Against the table, that version wins unless the key's stored sequence value is larger; the
+column or in a partial-column INSERT statement. Against the table, that version wins unless the key's stored sequence value is larger; the
 stored value is the maximum over every physical version, tombstones included. A winning upsert
 replaces the live row (its position goes into a delete bitmap); a winning delete removes it and,
 on sequence tables, leaves a tombstone: the delete row itself, written and marked deleted in the
@@ -48,6 +48,7 @@ class KeyedLoadShape:
     supplied: tuple[str, ...]  # table columns the load supplies (all of them unless partial)
     partial: bool
     strict: bool = False
+    insert_statement: bool = False  # Doris's INSERT, not its stream load (see resolve_batch)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -72,11 +73,13 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
         keys = [F.col(quote_identifier(k)) for k in shape.keys]
         kept = [F.first(quote_identifier(c)).alias(c) for c in carried]
         return accepted.groupBy(*keys).agg(*_batch_aggregates(shape), *kept, F.max(ORDER).alias(ORDER), F.lit(False).alias(DELETE))
-    # A partial-column update keeps each key's last row of the batch, whatever its sequence value
-    # (Doris's INSERT suites nereids_p0/insert_into_table/partial_update_seq_col and
-    # unique_with_mow_p0/partial_update/test_partial_update_insert_seq_col: (3,1500,'2022-07-20')
-    # then (3,2500,'2022-07-18') leaves 2500); that row then meets the stored row's sequence as any.
-    by_sequence = shape.sequence_column is not None and not shape.partial
+    # Doris's two paths differ on a key repeated in one partial-column batch. Its stream load keeps
+    # the larger sequence value, as a whole-row batch does (unique_with_mow_p0/partial_update/
+    # test_partial_update_seq_col: (3,1500,'2022-07-20') then (3,2500,'2022-07-18') leaves 1500);
+    # its INSERT keeps the last row whatever its sequence value (nereids_p0/insert_into_table/
+    # partial_update_seq_col and test_partial_update_insert_seq_col, same rows: 2500). Either
+    # row then meets the stored row's sequence value as any row does.
+    by_sequence = shape.sequence_column is not None and not (shape.partial and shape.insert_statement)
     order = f"{SEQUENCE} DESC NULLS LAST, {ORDER} DESC" if by_sequence else f"{ORDER} DESC"
     # SQL text (select_sql): a window built from Columns costs dozens of py4j round trips per load.
     rank = f"row_number() OVER (PARTITION BY {', '.join(quote_identifier(k) for k in shape.keys)} ORDER BY {order}) AS __doris_rank"

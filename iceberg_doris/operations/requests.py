@@ -39,6 +39,9 @@ class LoadOrigin:
     operation: str = "load"  # names the operation in the label, errors and snapshot summary
     # Replaces "too many filtered rows" (INSERT's messages); may name {filtered}, {total} and {ratio}.
     filtered_message: str | None = None
+    # Doris's INSERT statement rather than its stream load: the two keep different rows of a key
+    # repeated in one partial-column batch (merge_on_write.plan.resolve_batch).
+    insert_statement: bool = False
 
 
 @dataclass(frozen=True)

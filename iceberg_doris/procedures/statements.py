@@ -80,8 +80,10 @@ class InsertSettings:
         return cls(strict=strict, max_filter_ratio=ratio, label=label)
 
     def origin(self) -> LoadOrigin:
-        """The load's origin: Doris's INSERT messages for too many filtered rows."""
-        return LoadOrigin(operation="load", filtered_message=STRICT_MESSAGE if self.strict else RATIO_MESSAGE)
+        """The load's origin: Doris's INSERT, with its messages for too many filtered rows."""
+        return LoadOrigin(
+            operation="load", filtered_message=STRICT_MESSAGE if self.strict else RATIO_MESSAGE, insert_statement=True,
+        )
 
 
 def run_statement(

@@ -1,7 +1,9 @@
-"""Duplicate keys inside one partial-column load: the last row of each key wins, whatever its
-sequence value, and then meets the stored row's sequence value as any row does. Doris's INSERT
-suites (nereids_p0/insert_into_table/partial_update_seq_col, both planners) expect exactly the
-rows asserted here."""
+"""Duplicate keys inside one partial-column load (``doris.load``, Doris's stream load): the row
+with the larger sequence value wins, as in a whole-row load, and then meets the stored row's
+sequence value as any row does. Doris's stream-load suite
+(regression-test/suites/unique_with_mow_p0/partial_update/test_partial_update_seq_col.groovy, its
+.out in regression-test/data/) expects exactly the rows asserted here; its INSERT suites keep the
+last row instead (tests/merge_on_write/test_plan_rules.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ pytestmark = pytest.mark.spark
 D = dt.date
 
 
-def test_last_row_of_a_key_wins_inside_a_partial_load(spark, namespace, py_catalog):
+def test_the_larger_sequence_value_of_a_key_wins_inside_a_partial_load(spark, namespace, py_catalog):
     table = f"{namespace}.pseq"
     doris.create_table(spark, ddl=(
         f"CREATE TABLE {table} (id INT NOT NULL, name VARCHAR(65533) DEFAULT 'unknown', score INT NOT NULL, "
@@ -39,5 +41,5 @@ def test_last_row_of_a_key_wins_inside_a_partial_load(spark, namespace, py_catal
     assert readers_agree(spark, py_catalog, table) == [
         (1, "doris", 200, 123, 1, D(2023, 1, 1)),
         (2, "doris2", 2600, 223, 1, D(2023, 7, 20)),
-        (3, "unknown", 2500, None, 4321, D(2022, 7, 18)),
+        (3, "unknown", 1500, None, 4321, D(2022, 7, 20)),  # not the later (3, 2500, 2022-07-18)
     ]

@@ -195,7 +195,10 @@ def load_once(
     if model.keys_model is not KeysModel.DUPLICATE:
         given = loaded_columns(frame, targets, mapping)
         supplied = given if request.partial_columns else tuple(t.name for t in targets)
-        keyed = KeyedLoadShape(model, tuple(supplied), request.partial_columns, request.strict_mode)
+        keyed = KeyedLoadShape(
+            model, tuple(supplied), request.partial_columns, request.strict_mode,
+            insert_statement=request.origin.insert_statement,
+        )
         check_keys_supplied(model, request, given)
         check_sequence_supplied(handle, request, given)
         check_sequence_source(request, frame, mapping, targets)
