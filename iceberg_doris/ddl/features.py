@@ -208,7 +208,11 @@ PROPERTY_FEATURES: dict[str, Feature] = _table(
 
 #: Table properties matched by prefix.
 PROPERTY_PREFIX_FEATURES: dict[str, Feature] = _table(
-    _as_doris("dynamic_partition.", "validated with Doris's messages; partitions are created and dropped as Doris does"),
+    _as_doris(
+        "dynamic_partition.",
+        "on a table partitioned by RANGE on one column, refused elsewhere with Doris's CREATE TABLE and ALTER TABLE "
+        "messages; validated with Doris's messages; partitions are created and dropped as Doris does",
+    ),
 )
 
 #: Properties a single partition (``PARTITION p VALUES ... ("k" = "v")``, ``FROM .. TO .. ("k" = "v")``)

@@ -20,7 +20,7 @@ from iceberg_doris.operations import recycle_bin
 from iceberg_doris.operations.partition_changes import commit_model_change
 from iceberg_doris.operations.requests import PropertyChange
 from iceberg_doris.operations.tables import DorisTable, open_table
-from iceberg_doris.partitioning import plan_dynamic_partitions
+from iceberg_doris.partitioning import PartitionKind, plan_dynamic_partitions
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
@@ -32,6 +32,22 @@ FIXED_AT_CREATION = {
     "function_column.sequence_type": "the sequence column is chosen when the table is created",
     "format-version": "the Iceberg format version is chosen when the table is created",
 }
+
+
+# Doris's ALTER TABLE ... SET on a table without dynamic properties whose new ones fail its input
+# check, as on a table without one RANGE partition column (Alter.processAlterOlapTable; AlterTest
+# testSetDynamicPropertiesInNormalTable). CREATE TABLE says "Only support dynamic partition
+# properties on range partition table" instead (table_model.model).
+NOT_DYNAMIC_MESSAGE = (
+    "Table {db}.{table} is not a dynamic partition table. Use command `HELP ALTER TABLE` to see how to change "
+    "a normal table to a dynamic partition table."
+)
+
+
+def _takes_dynamic_partitions(model: DorisTableModel) -> bool:
+    """Partitioned by RANGE on one column: the only tables Doris gives dynamic partitions."""
+    partitions = model.partitions
+    return partitions is not None and partitions.kind is PartitionKind.RANGE and len(partitions.column_names) == 1
 
 
 def set_properties(spark: "SparkSession", table: str, properties: Mapping[str, str]) -> list[PropertyChange]:
@@ -51,8 +67,8 @@ def set_properties(spark: "SparkSession", table: str, properties: Mapping[str, s
         old = dict(fresh.model.properties)
         model = fresh.model.with_properties(old | changes)
         if any(k.startswith("dynamic_partition.") for k in changes):
-            if model.partitions is None:
-                raise PartitionError("Dynamic partition only support single-column range partition")
+            if not _takes_dynamic_partitions(fresh.model):
+                raise PartitionError(NOT_DYNAMIC_MESSAGE.format(db=fresh.name.namespace, table=fresh.name.name))
             config = model.dynamic_partition()
             if config is not None and config.enable:
                 # Partitions due now appear at once; expired ones are dropped only by a

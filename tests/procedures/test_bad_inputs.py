@@ -385,7 +385,7 @@ CASES = [
        {"table": DUP, "properties": {"dynamic_partition.time_unit": "DAY", "dynamic_partition.start": "3", "dynamic_partition.end": "3", "dynamic_partition.prefix": "p"}},
        InvalidTableDefinitionError, r"Dynamic partition start must less than 0"),
     py("dynamic-unpartitioned", "flat", "set_properties", {"table": FLAT, "properties": {"dynamic_partition.enable": "true"}}, PartitionError,
-       r"Dynamic partition only support single-column range partition"),
+       r"^Table \S+\.flat is not a dynamic partition table\. Use command `HELP ALTER TABLE`"),
     py("dynamic-bad-prefix", "dup", "set_properties",
        {"table": DUP, "properties": {"dynamic_partition.time_unit": "DAY", "dynamic_partition.end": "3", "dynamic_partition.prefix": "../p"}},
        InvalidTableDefinitionError, r"Invalid dynamic partition prefix: \.\./p\."),

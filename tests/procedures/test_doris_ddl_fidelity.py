@@ -9,7 +9,7 @@ import pytest
 from pyspark.errors import IllegalArgumentException
 
 from iceberg_doris import doris
-from iceberg_doris.errors import InvalidTableDefinitionError
+from iceberg_doris.errors import InvalidTableDefinitionError, PartitionError
 
 pytestmark = pytest.mark.spark
 
@@ -89,3 +89,26 @@ def test_dynamic_partition_properties_on_a_list_table_get_doris_message(spark, n
         ))
     assert str(raised.value) == "Only support dynamic partition properties on range partition table"
     assert _tables(spark, namespace) == []
+
+
+@pytest.mark.parametrize("partition", ["PARTITION BY LIST(k1) () ", ""], ids=["list", "unpartitioned"])
+def test_dynamic_partition_properties_set_on_a_table_without_range_partitions_get_doris_alter_message(
+    spark, namespace, partition
+):
+    # fe/fe-core/src/test/java/org/apache/doris/alter/AlterTest.java (testSetDynamicPropertiesInNormalTable):
+    # Doris's ALTER TABLE ... SET wraps its input check (DynamicPartitionUtil.checkInputDynamicPartitionProperties,
+    # "Dynamic partition only support single-column range partition") into this message
+    # (fe/fe-core/src/main/java/org/apache/doris/alter/Alter.java).
+    table = f"{namespace}.normal"
+    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k1 DATE NOT NULL) {partition}DISTRIBUTED BY HASH(k1) BUCKETS 1")
+    with pytest.raises(PartitionError) as raised:
+        doris.set_properties(spark, table=table, properties={
+            "dynamic_partition.enable": "true", "dynamic_partition.time_unit": "DAY", "dynamic_partition.start": "-3",
+            "dynamic_partition.end": "3", "dynamic_partition.prefix": "p", "dynamic_partition.buckets": "3",
+        })
+    assert str(raised.value) == (
+        f"Table {namespace}.normal is not a dynamic partition table. Use command `HELP ALTER TABLE` to see how to "
+        "change a normal table to a dynamic partition table."
+    )
+    shown = {r[0] for r in spark.sql(f"SHOW TBLPROPERTIES {table}").collect()}
+    assert not any("dynamic_partition" in key for key in shown)  # nothing stored

@@ -50,7 +50,11 @@ def test_invalid_state(spark, ns):
     assert str(raised.value) == not_found(f"{ns}.nope")
     with pytest.raises(PartitionError) as raised:
         doris.set_properties(spark, table=f"{ns}.flat", properties={"dynamic_partition.enable": "true"})
-    assert str(raised.value) == "Dynamic partition only support single-column range partition"
+    # Doris's ALTER TABLE message (fe/fe-core/src/test/java/org/apache/doris/alter/AlterTest.java)
+    assert str(raised.value) == (
+        f"Table {ns}.flat is not a dynamic partition table. Use command `HELP ALTER TABLE` to see how to change a "
+        "normal table to a dynamic partition table."
+    )
     assert "doris.property.dynamic_partition.enable" not in stored(spark, f"{ns}.flat")
 
 
