@@ -79,6 +79,22 @@ def test_xxx_after_xxx_in_capitals_gets_its_own_partition(spark, namespace):
     assert [r.str for r in spark.sql(f"SELECT str FROM {table}").collect()] == ["XXX"]
 
 
+def test_a_partition_named_by_the_earlier_rule_keeps_its_rows(spark, namespace):
+    # partition_p0/auto_partition/test_auto_partition_name.groovy (test_list_name1): a table from before
+    # auto LIST partitions were named as Doris names them holds 'xxx' in pxxx3_662a62b. Rows are routed
+    # by value, never by a recomputed name: 'xxx' still lands there and no pxxx3 appears.
+    table = f"{namespace}.old_names"
+    doris.create_table(spark, ddl=(
+        f"CREATE TABLE {table} (`str` varchar(20)) DUPLICATE KEY(`str`) AUTO PARTITION BY LIST (`str`) () "
+        "DISTRIBUTED BY HASH(`str`) BUCKETS 1"
+    ))
+    doris.load(spark, table=table, query="SELECT 'XXX' AS str")
+    doris.add_partition(spark, table=table, partition="pxxx3_662a62b", values_in=["xxx"])
+    doris.load(spark, table=table, query="SELECT * FROM VALUES ('xxx'), ('xxx') AS t(str)")
+    shown = {r.partition_name: r.row_count for r in doris.show_partitions(spark, table=table)}
+    assert shown == {"pXXX3": 1, "pxxx3_662a62b": 2}
+
+
 def test_dynamic_partition_properties_on_a_list_table_get_doris_message(spark, namespace):
     # fe/fe-core/src/test/java/org/apache/doris/catalog/CreateTableTest.java ("tbl19")
     with pytest.raises(InvalidTableDefinitionError) as raised:
