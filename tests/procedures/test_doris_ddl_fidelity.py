@@ -64,35 +64,25 @@ def test_table_comment_is_the_iceberg_comment(spark, namespace):
     assert described["Comment"] == "OLAP"
 
 
-def test_xxx_after_xxx_in_capitals_gets_its_own_partition(spark, namespace):
-    # partition_p0/auto_partition/test_auto_partition_name.groovy (test_list_name1): pXXX3 and pxxx3
+@pytest.mark.parametrize("earlier", [None, "pxxx3_662a62b"], ids=["new-table", "named-by-the-earlier-rule"])
+def test_xxx_after_xxx_in_capitals_gets_its_own_partition(spark, namespace, earlier):
+    # partition_p0/auto_partition/test_auto_partition_name.groovy (test_list_name1): pXXX3 and pxxx3.
+    # A table from before auto LIST partitions were named as Doris names them holds 'xxx' in
+    # pxxx3_662a62b: rows are routed by value, never by a recomputed name, so they still land there.
     table = f"{namespace}.names"
     doris.create_table(spark, ddl=(
         f"CREATE TABLE {table} (`str` varchar(20)) DUPLICATE KEY(`str`) AUTO PARTITION BY LIST (`str`) () "
         "DISTRIBUTED BY HASH(`str`) BUCKETS 1"
     ))
     doris.load(spark, table=table, query="SELECT 'XXX' AS str")
+    if earlier is not None:
+        doris.add_partition(spark, table=table, partition=earlier, values_in=["xxx"])
     doris.load(spark, table=table, query="SELECT * FROM VALUES ('xxx'), ('xxx') AS t(str)")
+    lower = earlier or "pxxx3"
     shown = {r.partition_name: r.row_count for r in doris.show_partitions(spark, table=table)}
-    assert shown == {"pXXX3": 1, "pxxx3": 2}
-    doris.truncate(spark, table=table, partitions=["pxxx3"])  # the exact name, not pXXX3
+    assert shown == {"pXXX3": 1, lower: 2}
+    doris.truncate(spark, table=table, partitions=[lower])  # the exact name, not pXXX3
     assert [r.str for r in spark.sql(f"SELECT str FROM {table}").collect()] == ["XXX"]
-
-
-def test_a_partition_named_by_the_earlier_rule_keeps_its_rows(spark, namespace):
-    # partition_p0/auto_partition/test_auto_partition_name.groovy (test_list_name1): a table from before
-    # auto LIST partitions were named as Doris names them holds 'xxx' in pxxx3_662a62b. Rows are routed
-    # by value, never by a recomputed name: 'xxx' still lands there and no pxxx3 appears.
-    table = f"{namespace}.old_names"
-    doris.create_table(spark, ddl=(
-        f"CREATE TABLE {table} (`str` varchar(20)) DUPLICATE KEY(`str`) AUTO PARTITION BY LIST (`str`) () "
-        "DISTRIBUTED BY HASH(`str`) BUCKETS 1"
-    ))
-    doris.load(spark, table=table, query="SELECT 'XXX' AS str")
-    doris.add_partition(spark, table=table, partition="pxxx3_662a62b", values_in=["xxx"])
-    doris.load(spark, table=table, query="SELECT * FROM VALUES ('xxx'), ('xxx') AS t(str)")
-    shown = {r.partition_name: r.row_count for r in doris.show_partitions(spark, table=table)}
-    assert shown == {"pXXX3": 1, "pxxx3_662a62b": 2}
 
 
 def test_dynamic_partition_properties_on_a_list_table_get_doris_message(spark, namespace):
