@@ -129,3 +129,48 @@ def test_the_swap_on_a_postgresql_catalog(tmp_path):
         "n.t3 [(1, 'x'), (2, 'meanwhile')]",  # t1's old table, with the commit that raced the first swap
         "t2 exists False",
     ]
+
+
+def test_a_load_that_planned_before_the_swap_fails_having_committed_nothing(spark, namespace, py_catalog):
+    # The load looked its keys up in t1's table; the swap lands before the load takes t1's lock.
+    # Iceberg's refresh then finds another table (another UUID) under t1: the load commits nothing
+    # and says why; run again, it loads the table t1 names now, one row per key.
+    t1, t2 = two_tables(spark, namespace)
+
+    def swap(name: TableName) -> None:
+        if name.qualified == t1:
+            doris.replace_table(spark, table=t1, with_table="t2")
+
+    load = values(["(1,'load',0)", "(3,'load',0)", "(4,'load',0)"])
+    with interleaving.inject(interleaving.LOOKED_UP, swap), pytest.raises(CommitConflictError) as raised:
+        doris.load(spark, table=t1, query=load, label="raced")
+    assert str(raised.value).startswith(
+        "doris.load failed: the table was replaced by another table of the same name while it ran "
+        "(doris.replace_table, or a drop and create: Table UUID does not match: current="
+    )
+    assert readers_agree(spark, py_catalog, t1) == [(1, "b", 0), (3, "b", 0)]
+    assert readers_agree(spark, py_catalog, t2) == [(1, "a", 0), (2, "a", 0)]
+    doris.load(spark, table=t1, query=load, label="raced")
+    assert readers_agree(spark, py_catalog, t1) == [(1, "load", 0), (3, "load", 0), (4, "load", 0)]
+
+
+def test_an_append_whose_commit_meets_the_swap_fails_having_committed_nothing(spark, namespace, py_catalog):
+    # A DUPLICATE KEY load holds d1's lock at BEFORE_COMMIT; the swap (its locks re-entrant in this
+    # thread) lands first. The load's catalog swap then fails, and its retry finds another table
+    # (another UUID) under d1: nothing committed, in words.
+    for name in ("d1", "d2"):
+        doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.{name} (k INT, v STRING) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+        doris.load(spark, table=f"{namespace}.{name}", query=f"SELECT 1 AS k, '{name}' AS v")
+    d1 = f"{namespace}.d1"
+    fired: list[bool] = []
+
+    def swap(name: TableName) -> None:
+        if name.qualified == d1 and not fired:
+            fired.append(True)
+            doris.replace_table(spark, table=d1, with_table="d2")
+
+    with interleaving.inject(interleaving.BEFORE_COMMIT, swap), pytest.raises(CommitConflictError) as raised:
+        doris.load(spark, table=d1, query="SELECT 2 AS k, 'load' AS v")
+    assert "the table was replaced by another table of the same name while it ran" in str(raised.value)
+    assert readers_agree(spark, py_catalog, d1) == [(1, "d2")]
+    assert readers_agree(spark, py_catalog, f"{namespace}.d2") == [(1, "d1")]
