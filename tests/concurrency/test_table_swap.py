@@ -35,37 +35,32 @@ def two_tables(spark, namespace: str) -> tuple[str, str]:
     return t1, t2
 
 
-def test_a_commit_to_the_table_between_read_and_swap_is_kept(spark, namespace, py_catalog):
-    t1, t2 = two_tables(spark, namespace)
+@pytest.mark.parametrize(
+    ("swap", "written", "expected"),
+    [
+        # swap => true: the row written into t1 meanwhile is in t1's table, now named t2.
+        (True, "t1", {"t1": [(1, "b", 0), (3, "b", 0)], "t2": [(1, "a", 0), (2, "a", 0), (9, "meanwhile", 0)]}),
+        # swap => false: the row written into t2 meanwhile is in t2's table, now named t1.
+        (False, "t2", {"t1": [(1, "b", 0), (3, "b", 0), (9, "meanwhile", 0)], "t2": None}),
+    ],
+)
+def test_a_commit_between_read_and_swap_is_kept(spark, namespace, py_catalog, swap, written, expected):
+    t1, _ = two_tables(spark, namespace)
     reached: list[str] = []
 
     def competitor(name: TableName) -> None:
         reached.append(name.qualified)
         if len(reached) == 1:
-            spark.sql(f"INSERT INTO {t1} VALUES (9, 'inserted meanwhile', 0)")
+            spark.sql(f"INSERT INTO {namespace}.{written} VALUES (9, 'meanwhile', 0)")
 
     with interleaving.inject(interleaving.BEFORE_COMMIT, competitor):
-        doris.replace_table(spark, table=t1, with_table="t2")
+        doris.replace_table(spark, table=t1, with_table="t2", swap=swap)
     assert reached == [t1, t1]  # the first transaction changed nothing; the swap read both again
-    assert readers_agree(spark, py_catalog, t1) == [(1, "b", 0), (3, "b", 0)]
-    assert readers_agree(spark, py_catalog, t2) == [(1, "a", 0), (2, "a", 0), (9, "inserted meanwhile", 0)]
-
-
-def test_a_commit_to_the_dropped_name_between_read_and_replace_is_kept(spark, namespace, py_catalog):
-    # swap => false: the competitor writes into with_table, whose table takes the first name.
-    t1, t2 = two_tables(spark, namespace)
-    reached: list[str] = []
-
-    def competitor(name: TableName) -> None:
-        reached.append(name.qualified)
-        if len(reached) == 1:
-            spark.sql(f"INSERT INTO {t2} VALUES (8, 'inserted meanwhile', 0)")
-
-    with interleaving.inject(interleaving.BEFORE_COMMIT, competitor):
-        doris.replace_table(spark, table=t1, with_table="t2", swap=False)
-    assert len(reached) == 2
-    assert readers_agree(spark, py_catalog, t1) == [(1, "b", 0), (3, "b", 0), (8, "inserted meanwhile", 0)]
-    assert not py_catalog.table_exists(t2)
+    for name, rows in expected.items():
+        if rows is None:
+            assert not py_catalog.table_exists(f"{namespace}.{name}")
+        else:
+            assert readers_agree(spark, py_catalog, f"{namespace}.{name}") == rows
 
 
 def test_a_writer_that_never_stops_makes_the_swap_fail_having_changed_nothing(spark, namespace, py_catalog):
