@@ -55,6 +55,7 @@ __all__ = [
     "recover_partition",
     "rename_partition",
     "replace_partition",
+    "replace_table",
     "run_dynamic_partition",
     "set_properties",
     "show_partitions",
@@ -615,6 +616,31 @@ def replace_partition(
         "strict_range": strict_range,
         "use_temp_partition_name": use_temp_partition_name,
     })
+
+
+@_procedure
+def replace_table(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    with_table: str,
+    swap: bool = True,
+) -> list[Row]:
+    """Doris REPLACE WITH TABLE: one catalog transaction swaps two tables' names, or replaces and drops.
+
+    Doris ALTER TABLE table REPLACE WITH TABLE with_table. swap => true (Doris's default): the names trade tables. swap => false: table names with_table's table and the table it named leaves the catalog (its files stay; dropped_metadata_location registers it again). Both tables must exist in one database; models and schemas are not compared, as in Doris. Readers see both names before or both after; a commit to either table meanwhile is never lost (the swap reads again). Needs iceberg-doris's JDBC catalog.
+
+    SQL: CALL doris.replace_table(table string, with_table string, swap boolean = true)
+
+    Args:
+        table (string, required): db.tbl: the name that takes with_table's table.
+        with_table (string, required): tbl or db.tbl, in table's database.
+        swap (boolean, default true): Doris's 'swap' property: false drops table's old table.
+
+    Returns rows with: table (string), with_table (string), swap (boolean), table_metadata_location (string), with_table_metadata_location (string), dropped_metadata_location (string)
+    """
+    return _call(spark, "replace_table", {"table": table, "with_table": with_table, "swap": swap})
 
 
 @_procedure

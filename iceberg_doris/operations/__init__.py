@@ -30,6 +30,7 @@ from iceberg_doris.operations.load import load
 from iceberg_doris.operations.partition_replacement import replace_partition, swap_temp_partition
 from iceberg_doris.operations.recover_partition import recover_partition
 from iceberg_doris.operations.rename_partition import rename_partition
+from iceberg_doris.operations.replace_table import replace_table
 from iceberg_doris.operations.truncate import truncate
 from iceberg_doris.operations.requests import (
     AddPartitionRequest,
@@ -56,6 +57,8 @@ from iceberg_doris.operations.requests import (
     RecoverPartitionResult,
     RenamePartitionRequest,
     RenamePartitionResult,
+    ReplaceTableRequest,
+    ReplaceTableResult,
     TruncateRequest,
     TruncateResult,
 )
@@ -90,6 +93,8 @@ __all__ = [
     "RecoverPartitionResult",
     "RenamePartitionRequest",
     "RenamePartitionResult",
+    "ReplaceTableRequest",
+    "ReplaceTableResult",
     "TruncateRequest",
     "TruncateResult",
     "add_partition",
@@ -107,6 +112,7 @@ __all__ = [
     "recover_partition",
     "rename_partition",
     "replace_partition",
+    "replace_table",
     "run_dynamic_partition",
     "set_properties",
     "show_partitions",

@@ -302,6 +302,29 @@ class RenamePartitionResult:
 
 
 @dataclass(frozen=True)
+class ReplaceTableRequest:
+    """Doris ``ALTER TABLE t REPLACE WITH TABLE with_table PROPERTIES('swap' = ...)``:
+    ``with_table`` is a table of the same database (``tbl`` or ``db.tbl``)."""
+
+    with_table: str
+    swap: bool = True
+
+
+@dataclass(frozen=True)
+class ReplaceTableResult:
+    """The names after the swap, and the metadata file each points at (``with_table_metadata``
+    None when ``swap`` was false); ``dropped_metadata`` is the replaced table's metadata file when
+    it left the catalog (register it again to recover it)."""
+
+    table: str
+    with_table: str
+    swap: bool
+    table_metadata: str
+    with_table_metadata: str | None
+    dropped_metadata: str | None
+
+
+@dataclass(frozen=True)
 class TruncateRequest:
     """Doris TRUNCATE TABLE: ``partitions`` None for the whole table (its temp partitions go too),
     else the formal partitions to empty. ``temporary`` is Doris's TEMPORARY PARTITION (refused)."""

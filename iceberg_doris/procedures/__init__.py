@@ -27,6 +27,7 @@ from iceberg_doris.procedures import (  # noqa: F401
     recover_partition,
     rename_partition,
     replace_partition,
+    replace_table,
     run_dynamic_partition,
     set_properties,
     show_partitions,

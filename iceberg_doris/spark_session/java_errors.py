@@ -211,6 +211,16 @@ def _conflict(cause: JavaCause, what: str) -> DorisError:
     )
 
 
+def _replaced_table(cause: JavaCause, what: str) -> DorisError:
+    # Iceberg's refresh found another table (another UUID) under the name: doris.replace_table, or
+    # a drop and create, landed while the operation ran.
+    return CommitConflictError(
+        f"{what} failed: the table was replaced by another table of the same name while it ran "
+        f"(doris.replace_table, or a drop and create: {_first_line(cause.message)}); {NOTHING_COMMITTED}. "
+        "Run it again: it then works on the table the name holds now"
+    )
+
+
 def _no_table(cause: JavaCause, what: str) -> DorisError:
     return TableNotFoundError(
         f"{what} failed: {_first_line(cause.message)} (dropped or renamed while it ran?); {NOTHING_COMMITTED}. "
@@ -256,6 +266,7 @@ _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], 
     (_is_user_value_error, _query_value),
     (_is_analysis_error, _query_analysis),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.ValidationException", "org.apache.iceberg.exceptions.CommitFailedException"), _conflict),
+    (lambda c: c.short_kind == "IllegalStateException" and c.message.startswith("Table UUID does not match"), _replaced_table),
     (lambda c: c.kind in ("org.apache.iceberg.exceptions.NoSuchTableException", "org.apache.spark.sql.catalyst.analysis.NoSuchTableException"), _no_table),
 ]
 

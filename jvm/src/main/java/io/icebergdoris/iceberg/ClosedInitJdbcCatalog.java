@@ -1,9 +1,12 @@
 package io.icebergdoris.iceberg;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Map;
 import org.apache.iceberg.ClientPool;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.apache.iceberg.jdbc.JdbcClientPool;
 
@@ -24,6 +27,10 @@ import org.apache.iceberg.jdbc.JdbcClientPool;
  *       connection each initialization opened stayed open until the JVM's garbage collector freed
  *       it: a few writer processes exhausted the server's connections within minutes.
  * </ul>
+ *
+ * <p>It also replaces one table's name with another's in one database transaction ({@link
+ * #replaceTable}), which Iceberg's catalog API cannot: two renames would let a reader find a name
+ * missing in between.
  */
 public class ClosedInitJdbcCatalog extends JdbcCatalog {
 
@@ -42,6 +49,109 @@ public class ClosedInitJdbcCatalog extends JdbcCatalog {
   public void initialize(String name, Map<String, String> properties) {
     super.initialize(name, properties);
     holder.pool.reopen();
+  }
+
+  // Iceberg's own V1 statements (JdbcUtil), with a compare-and-swap on the row's metadata location:
+  // a commit to either table after the caller read it makes the statement change no row.
+  private static final String MOVE_TABLE_SQL =
+      "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ?"
+          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+          + " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+  private static final String DROP_TABLE_SQL =
+      "DELETE FROM iceberg_tables"
+          + " WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ?"
+          + " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+
+  /**
+   * Doris's {@code ALTER TABLE target REPLACE WITH TABLE source}, as one transaction on the catalog
+   * database: {@code target} names the table {@code source} named; with {@code swap} {@code source}
+   * names the table {@code target} named, without it {@code source}'s row is gone (the replaced
+   * table's files stay where they are). Each row changes only if it still points at the metadata
+   * file the caller read ({@code targetMetadata}, {@code sourceMetadata}); the rows are changed in a
+   * fixed order (by name), so two swaps of the same pair cannot deadlock.
+   *
+   * @return true if the transaction committed; false if a table had moved on (or gone), when
+   *     nothing changed
+   * @throws CommitStateUnknownException if the database failed while committing: the swap may
+   *     have landed
+   */
+  public boolean replaceTable(
+      TableIdentifier target,
+      String targetMetadata,
+      String targetPrevious,
+      TableIdentifier source,
+      String sourceMetadata,
+      String sourcePrevious,
+      boolean swap)
+      throws SQLException, InterruptedException {
+    return holder.pool.run(
+        connection -> {
+          boolean autoCommit = connection.getAutoCommit();
+          connection.setAutoCommit(false);
+          try {
+            boolean targetFirst = target.toString().compareTo(source.toString()) < 0;
+            boolean changed =
+                targetFirst
+                    ? move(connection, target, targetMetadata, sourceMetadata, sourcePrevious)
+                        && moveOrDrop(connection, source, sourceMetadata, targetMetadata, targetPrevious, swap)
+                    : moveOrDrop(connection, source, sourceMetadata, targetMetadata, targetPrevious, swap)
+                        && move(connection, target, targetMetadata, sourceMetadata, sourcePrevious);
+            if (!changed) {
+              connection.rollback();
+              return false;
+            }
+            try {
+              connection.commit();
+            } catch (SQLException e) {
+              throw new CommitStateUnknownException(e);
+            }
+            return true;
+          } catch (SQLException | RuntimeException e) {
+            if (!(e instanceof CommitStateUnknownException)) {
+              connection.rollback();
+            }
+            throw e;
+          } finally {
+            connection.setAutoCommit(autoCommit);
+          }
+        },
+        false);
+  }
+
+  private boolean moveOrDrop(
+      Connection connection,
+      TableIdentifier name,
+      String expected,
+      String metadata,
+      String previous,
+      boolean swap)
+      throws SQLException {
+    if (swap) {
+      return move(connection, name, expected, metadata, previous);
+    }
+    try (PreparedStatement statement = connection.prepareStatement(DROP_TABLE_SQL)) {
+      bindName(statement, 1, name);
+      statement.setString(4, expected);
+      return statement.executeUpdate() == 1;
+    }
+  }
+
+  /** Points {@code name}'s row at {@code metadata} if it still points at {@code expected}. */
+  private boolean move(Connection connection, TableIdentifier name, String expected, String metadata, String previous)
+      throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(MOVE_TABLE_SQL)) {
+      statement.setString(1, metadata);
+      statement.setString(2, previous);
+      bindName(statement, 3, name);
+      statement.setString(6, expected);
+      return statement.executeUpdate() == 1;
+    }
+  }
+
+  private void bindName(PreparedStatement statement, int first, TableIdentifier name) throws SQLException {
+    statement.setString(first, name());
+    statement.setString(first + 1, String.join(".", name.namespace().levels()));
+    statement.setString(first + 2, name.name());
   }
 
   /** Lets the constructor hand Iceberg a pool factory and keep the pool it made. */
