@@ -47,11 +47,8 @@ def enable_feature(
     given = {key.strip().lower(): value for key, value in (properties or {}).items()}
     if name == SEQUENCE_LOAD and not given:
         raise ProcedureArgumentError("Properties is not set")
-    # Doris ignores any other property here; nothing is accepted and ignored in iceberg-doris.
-    others = sorted(key for key in given if not (name == SEQUENCE_LOAD and key == SEQUENCE_TYPE))
-    if others:
-        takes = f"takes only {SEQUENCE_TYPE}" if name == SEQUENCE_LOAD else "takes no properties"
-        raise ProcedureArgumentError(f'ENABLE FEATURE "{name}" {takes}; refused: {", ".join(others)}')
+    if name != SEQUENCE_LOAD:
+        _refuse_others(name, given, ())
     handle = open_table(spark, table)
     if name == BATCH_DELETE:
         _check_batch_delete(handle.model)
@@ -62,6 +59,7 @@ def enable_feature(
         raise TableStateError("Sequence load only supported in unique tables.")
     if SEQUENCE_TYPE not in given:
         raise ProcedureArgumentError("unknown sequence column type")
+    _refuse_others(name, given, (SEQUENCE_TYPE,))
     try:
         sequence = sequence_type_from_text(given[SEQUENCE_TYPE].strip())
     except InvalidTableDefinitionError as error:
@@ -75,6 +73,14 @@ def enable_feature(
         return fresh.model.with_hidden_sequence(sequence), FeatureEnabled(SEQUENCE_LOAD, column.name, column.doris_type)
 
     return commit_model_change(handle, change, operation=f"enable {SEQUENCE_LOAD} on").result
+
+
+def _refuse_others(feature: str, given: Mapping[str, str], taken: tuple[str, ...]) -> None:
+    """Doris ignores the properties a feature does not read; nothing is accepted and ignored here."""
+    others = sorted(key for key in given if key not in taken)
+    if others:
+        takes = f"takes only {', '.join(taken)}" if taken else "takes no properties"
+        raise ProcedureArgumentError(f'ENABLE FEATURE "{feature}" {takes}; refused: {", ".join(others)}')
 
 
 def _check_batch_delete(model: DorisTableModel) -> None:
