@@ -14,7 +14,7 @@ refused: flexible partial updates are not implemented.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from iceberg_doris.ddl import KeysModel, sequence_type_from_text
 from iceberg_doris.engine.iceberg_java import JavaObject
@@ -51,7 +51,7 @@ def enable_feature(
         _refuse_others(name, given, ())
     handle = open_table(spark, table)
     if name == BATCH_DELETE:
-        _check_batch_delete(handle.model)
+        _refuse_batch_delete(handle.model)
     if name == UPDATE_FLEXIBLE_COLUMNS:
         _refuse_flexible_columns(handle)
     model = handle.model
@@ -83,14 +83,14 @@ def _refuse_others(feature: str, given: Mapping[str, str], taken: tuple[str, ...
         raise ProcedureArgumentError(f'ENABLE FEATURE "{feature}" {takes}; refused: {", ".join(others)}')
 
 
-def _check_batch_delete(model: DorisTableModel) -> None:
+def _refuse_batch_delete(model: DorisTableModel) -> NoReturn:
     if model.keys_model is not KeysModel.UNIQUE:
         raise TableStateError("Batch delete only supported in unique tables.")
     # Loads into every UNIQUE KEY table take __DORIS_DELETE_SIGN__, from the table's creation on.
     raise TableStateError("Can not enable batch delete support, already supported batch delete.")
 
 
-def _refuse_flexible_columns(handle: DorisTable) -> None:
+def _refuse_flexible_columns(handle: DorisTable) -> NoReturn:
     model = handle.model
     if model.keys_model is not KeysModel.UNIQUE or not model.merge_on_write:
         raise TableStateError("Update flexible columns feature is only supported on merge-on-write unique tables.")
