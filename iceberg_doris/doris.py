@@ -49,6 +49,7 @@ __all__ = [
     "describe",
     "drop_partition",
     "drop_temp_partition",
+    "enable_feature",
     "help",
     "insert_overwrite",
     "load",
@@ -390,6 +391,31 @@ def drop_temp_partition(
     Returns rows with: partition_name (string), is_temp (boolean), dropped (boolean), snapshot_id (bigint), deleted_rows (bigint)
     """
     return _call(spark, "drop_temp_partition", {"table": table, "partition": partition, "if_exists": if_exists})
+
+
+@_procedure
+def enable_feature(
+    spark: SparkSession,
+    /,
+    *,
+    table: str,
+    feature: str,
+    properties: Mapping[str, str | int | float | Decimal] | None = None,
+) -> list[Row]:
+    """Doris ALTER TABLE ... ENABLE FEATURE: adds a hidden sequence column to a UNIQUE KEY table with rows.
+
+    SEQUENCE_LOAD with map('function_column.sequence_type', '<integer or date type>') adds __DORIS_SEQUENCE_COL__ in one commit: the rows already there hold NULL, which every later version of their key beats; from then on every load supplies the sequence value. BATCH_DELETE is refused as Doris refuses it on a table that has the delete sign (every UNIQUE KEY table here has it); UPDATE_FLEXIBLE_COLUMNS is refused, as flexible partial updates are not implemented. Messages are Doris's.
+
+    SQL: CALL doris.enable_feature(table string, feature string, properties map<string,string> = NULL)
+
+    Args:
+        table (string, required): db.tbl
+        feature (string, required): SEQUENCE_LOAD, BATCH_DELETE or UPDATE_FLEXIBLE_COLUMNS
+        properties (map<string,string>, default NULL): map('function_column.sequence_type', 'bigint') for SEQUENCE_LOAD
+
+    Returns rows with: feature (string), hidden_column (string), column_type (string)
+    """
+    return _call(spark, "enable_feature", {"table": table, "feature": feature, "properties": properties})
 
 
 @_procedure

@@ -3,7 +3,8 @@
 - :func:`parse_create_table` turns a Doris ``CREATE TABLE`` statement into a validated
   :class:`TableDefinition`.
 - :func:`spark_type_for` maps a :class:`DorisType` to the Spark SQL type of the Iceberg column;
-  :func:`doris_type_from_sql` reads a stored type string back.
+  :func:`doris_type_from_sql` reads a stored type string back; :func:`sequence_type_from_text` reads
+  ``function_column.sequence_type`` with Doris's checks.
 """
 
 from iceberg_doris.ddl.model import (
@@ -22,6 +23,7 @@ from iceberg_doris.ddl.model import (
 from iceberg_doris.ddl.parser import ALL_AGGREGATIONS, SUPPORTED_AGGREGATIONS, parse_create_table
 from iceberg_doris.ddl.tokens import Token, tokenize
 from iceberg_doris.ddl.types import doris_type_from_sql, spark_type_for
+from iceberg_doris.ddl.validation import sequence_type_from_text
 
 __all__ = [
     "ALL_AGGREGATIONS",
@@ -40,6 +42,7 @@ __all__ = [
     "doris_type_from_sql",
     "lookup_property",
     "parse_create_table",
+    "sequence_type_from_text",
     "spark_type_for",
     "tokenize",
 ]

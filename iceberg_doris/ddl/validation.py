@@ -34,7 +34,7 @@ from iceberg_doris.ddl.types import (
 )
 from iceberg_doris.errors import DdlSyntaxError, InvalidTableDefinitionError
 
-__all__ = ["validate"]
+__all__ = ["sequence_type_from_text", "validate"]
 
 _SHORTKEY_MAX_COLUMN_COUNT = 3
 _SHORTKEY_MAX_SIZE_BYTES = 36
@@ -426,12 +426,8 @@ class _Validator:
             if not _is_sequence_type(col.type):
                 raise InvalidTableDefinitionError("Sequence type only support integer types and date types")
             return
-        try:
-            parsed = doris_type_from_sql(seq_type)  # type: ignore[arg-type]
-        except (DdlSyntaxError, InvalidTableDefinitionError):
-            parsed = None
-        if parsed is None or not _is_sequence_type(parsed):
-            raise InvalidTableDefinitionError("sequence type only support integer types and date types")
+        assert seq_type is not None
+        sequence_type_from_text(seq_type)
 
 
 # ==========================================================================================
@@ -500,6 +496,19 @@ def _check_key_type(col: ColumnDef) -> None:
         raise InvalidTableDefinitionError(
             f"{t.name.capitalize()} can only be used in the non-key column at present (column {col.name})."
         )
+
+
+def sequence_type_from_text(text: str) -> DorisType:
+    """The type ``function_column.sequence_type`` names (at CREATE TABLE, or ALTER TABLE ... ENABLE
+    FEATURE "SEQUENCE_LOAD"), refused with Doris's message unless an integer or date type
+    (PropertyAnalyzer.analyzeSequenceType)."""
+    try:
+        parsed = doris_type_from_sql(text)
+    except (DdlSyntaxError, InvalidTableDefinitionError):
+        parsed = None
+    if parsed is None or not _is_sequence_type(parsed):
+        raise InvalidTableDefinitionError("sequence type only support integer types and date types")
+    return parsed
 
 
 def _is_sequence_type(t: DorisType) -> bool:

@@ -8,6 +8,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -217,6 +218,14 @@ def stage_model(transaction: JavaObject, current: dict[str, str], model: DorisTa
     for key in stale_keys(current, wanted):
         update.remove(key)
     update.commit()
+
+
+def stage_new_column(iceberg: IcebergJava, transaction: JavaObject, column: ColumnModel) -> None:
+    """Stages adding ``column`` as the schema's last column, optional whatever ``column`` says:
+    the files already written lack it, so their rows read it as NULL."""
+    struct = iceberg.jvm.org.apache.spark.sql.types.StructType.fromDDL(_column_ddl(replace(column, nullable=True)))
+    iceberg_type = iceberg.spark_schema_util.convert(struct).findField(column.name).type()
+    transaction.updateSchema().addColumn(column.name, iceberg_type, column.comment).commit()
 
 
 def stage_properties(transaction: JavaObject, values: Mapping[str, str]) -> None:

@@ -25,6 +25,7 @@ from iceberg_doris.operations.delete_rows import delete
 from iceberg_doris.operations.describe import describe
 from iceberg_doris.operations.drop_partition import drop_partition
 from iceberg_doris.operations.dynamic_partitions import run_dynamic_partition
+from iceberg_doris.operations.enable_feature import enable_feature
 from iceberg_doris.operations.insert_overwrite import insert_overwrite
 from iceberg_doris.operations.load import load
 from iceberg_doris.operations.partition_replacement import replace_partition, swap_temp_partition
@@ -44,6 +45,7 @@ from iceberg_doris.operations.requests import (
     DropPartitionRequest,
     DropPartitionResult,
     DynamicPartitionChange,
+    FeatureEnabled,
     InsertOverwriteRequest,
     LoadRequest,
     LoadResult,
@@ -80,6 +82,7 @@ __all__ = [
     "DropPartitionRequest",
     "DropPartitionResult",
     "DynamicPartitionChange",
+    "FeatureEnabled",
     "InsertOverwriteRequest",
     "LoadRequest",
     "LoadResult",
@@ -107,6 +110,7 @@ __all__ = [
     "delete",
     "describe",
     "drop_partition",
+    "enable_feature",
     "insert_overwrite",
     "load",
     "recover_partition",

@@ -251,6 +251,15 @@ class PropertyChange:
 
 
 @dataclass(frozen=True)
+class FeatureEnabled:
+    """What ``enable_feature`` added: the feature (as Doris spells it) and its hidden column."""
+
+    feature: str
+    column: str
+    column_type: str
+
+
+@dataclass(frozen=True)
 class CreateTableResult:
     table: str
     keys_model: str

@@ -29,7 +29,10 @@ if TYPE_CHECKING:
 FIXED_AT_CREATION = {
     "enable_unique_key_merge_on_write": "merge-on-write is chosen when the table is created",
     "function_column.sequence_col": "the sequence column is chosen when the table is created",
-    "function_column.sequence_type": "the sequence column is chosen when the table is created",
+    "function_column.sequence_type": (
+        "the sequence column is chosen when the table is created; give a UNIQUE KEY table a hidden one with "
+        "doris.enable_feature(table, 'SEQUENCE_LOAD', map('function_column.sequence_type', '<type>'))"
+    ),
     "format-version": "the Iceberg format version is chosen when the table is created",
 }
 

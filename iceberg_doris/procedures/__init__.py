@@ -21,6 +21,7 @@ from iceberg_doris.procedures import (  # noqa: F401
     describe,
     drop_partition,
     drop_temp_partition,
+    enable_feature,
     help,
     insert_overwrite,
     load,

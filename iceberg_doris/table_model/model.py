@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from iceberg_doris.ddl import (
     MAXVALUE,
     ColumnDef,
+    DorisType,
     KeysModel,
     PartitionDesc,
     PartitionItemDef,
@@ -147,6 +148,17 @@ class DorisTableModel:
     def with_properties(self, properties: Mapping[str, str]) -> "DorisTableModel":
         return replace(self, properties={k.lower(): v for k, v in properties.items()})
 
+    def with_hidden_sequence(self, sequence: DorisType) -> "DorisTableModel":
+        """The model with a hidden sequence column of type ``sequence`` (Doris ``ENABLE FEATURE
+        "SEQUENCE_LOAD"``): the column is the last one, as Doris adds it."""
+        return replace(self, columns=self.columns + (hidden_sequence_column(sequence),), sequence_type=sequence.sql)
+
+
+def hidden_sequence_column(sequence: DorisType) -> ColumnModel:
+    """``__DORIS_SEQUENCE_COL__`` of type ``sequence``: nullable, as Doris's is (rows written before
+    it existed hold NULL, smaller than every value)."""
+    return ColumnModel(HIDDEN_SEQUENCE_COLUMN, sequence.sql, spark_type_for(sequence), nullable=True)
+
 
 def duplicate_model_for(columns: tuple[ColumnModel, ...]) -> DorisTableModel:
     """What a table created outside iceberg-doris is: a duplicate-key (append) table."""
@@ -159,8 +171,7 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
     keys = set(definition.key_columns)
     columns = tuple(_column_model(c, c.name in keys, definition.keys_model) for c in definition.columns)
     if definition.sequence_type is not None and definition.sequence_col is None:
-        sequence = definition.sequence_type
-        columns += (ColumnModel(HIDDEN_SEQUENCE_COLUMN, sequence.sql, spark_type_for(sequence), nullable=True),)
+        columns += (hidden_sequence_column(definition.sequence_type),)
     properties = {k.lower(): v for k, v in definition.properties.items()}
     distribution = None
     if definition.distribution is not None:

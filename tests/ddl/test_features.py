@@ -307,3 +307,14 @@ def test_unique_and_aggregate_keys_are_not_null_even_declared_null():
     assert (unique.column("k").nullable, unique.column("v").nullable) == (False, True)
     duplicate = model_from_definition(parse_create_table("CREATE TABLE t (k INT NULL, v INT) DUPLICATE KEY(k)"))
     assert duplicate.column("k").nullable
+
+
+def test_the_docs_table_lists_every_feature_enable_feature_takes():
+    # Doris's EnableFeatureOp.Features (fe/fe-core/.../nereids/trees/plans/commands/info/EnableFeatureOp.java).
+    from iceberg_doris.operations.enable_feature import FEATURES
+
+    rows = _docs_rows()["ALTER TABLE ... ENABLE FEATURE"]
+    assert {name: re.sub(r"[*_]", "", decision).strip() for name, decision in rows.items()} == {
+        "SEQUENCE_LOAD": "as Doris", "BATCH_DELETE": "as Doris", "UPDATE_FLEXIBLE_COLUMNS": "refused",
+    }
+    assert set(rows) == set(FEATURES)

@@ -2,9 +2,10 @@
 for unique and aggregate keys, the merge-on-write RowDeltas), any new auto partitions and the
 load's label, on main or on every temp partition's branch at once, or nothing.
 
-Inside the commit the label is checked again and the partitions the rows were routed to must be
-unchanged (a concurrent drop or re-range refuses the load); new auto partitions merge with any
-another writer added meanwhile.
+Inside the commit the label is checked again, the partitions the rows were routed to and the
+table's sequence column must be unchanged (a concurrent drop or re-range, or ENABLE FEATURE
+"SEQUENCE_LOAD", refuses the load); new auto partitions merge with any another writer added
+meanwhile.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id, stage_model, stage_properties
 from iceberg_doris.engine.interleaving import LOOKED_UP, reached
 from iceberg_doris.engine.staged_writes import stage_data_files
+from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import TargetColumn
 from iceberg_doris.merge_on_write.commit import KeyedLoad, RefRows
 from iceberg_doris.merge_on_write.fresh_keys import BatchFacts
@@ -86,6 +88,13 @@ def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: Java
     if commit.read_checked and current_snapshot_id(table) != commit.read_at:
         raise TableChangedSinceRead(handle.name.qualified)
     fresh = reopen(handle, table)
+    if fresh.model.sequence_column != handle.model.sequence_column:
+        # ENABLE FEATURE "SEQUENCE_LOAD" committed meanwhile: this load's versions were decided
+        # without the sequence column, which from now on decides them.
+        raise CommitConflictError(
+            f"Cannot load into {handle.name.qualified}: its sequence column changed while the load ran; nothing was "
+            "committed. Run the load again."
+        )
     if commit.request.stream_batch is not None:
         # In the same commit as the rows: a replay of this batch finds the mark whatever happens after.
         mark = check_batch_new(fresh, commit.request.stream_batch)

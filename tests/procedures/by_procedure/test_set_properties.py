@@ -76,3 +76,10 @@ def test_invalid_arguments(spark, table):
     assert str(raised.value) == (
         "Cannot set enable_unique_key_merge_on_write: merge-on-write is chosen when the table is created"
     )
+    with pytest.raises(ProcedureArgumentError) as raised:
+        doris.set_properties(spark, table=table, properties={"function_column.sequence_type": "int"})
+    assert str(raised.value) == (
+        "Cannot set function_column.sequence_type: the sequence column is chosen when the table is created; give a "
+        "UNIQUE KEY table a hidden one with doris.enable_feature(table, 'SEQUENCE_LOAD', "
+        "map('function_column.sequence_type', '<type>'))"
+    )
