@@ -137,10 +137,10 @@ COLUMN_FEATURES: dict[str, Feature] = _table(
         "no load generates its values; load the column yourself (for example from a sequence in the source query)",
     ),
     _as_doris("DEFAULT", "loads that do not supply the column write the default (CURRENT_TIMESTAMP at the load's time)"),
-    _refused(
+    _as_doris(
         "ON UPDATE CURRENT_TIMESTAMP",
-        "updates do not set the column to the load's time; supply the column in each load "
-        "(doris.load(..., columns => 'update_time = now()'))",
+        "on merge-on-write UNIQUE KEY tables: a partial update, UPDATE or MERGE INTO that does not set the "
+        "column sets it to the load's time",
     ),
     _as_doris("COMMENT", "the Iceberg column's doc"),
 )

@@ -74,6 +74,8 @@ class ColumnDef:
     auto_increment_start: int | None = None
     #: ``ON UPDATE CURRENT_TIMESTAMP[(p)]`` was written
     on_update_current_timestamp: bool = False
+    #: precision of ``ON UPDATE CURRENT_TIMESTAMP(p)``
+    on_update_precision: int | None = None
     #: the expression text of ``[GENERATED ALWAYS] AS (expr)``
     generated: str | None = None
     #: True if ``NULL`` / ``NOT NULL`` was written explicitly

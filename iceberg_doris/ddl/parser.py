@@ -324,11 +324,12 @@ class _Parser:
                 s.next()
                 s.expect_keyword("UPDATE")
                 s.expect_keyword("CURRENT_TIMESTAMP")
+                precision = None
                 if s.accept_op("("):
                     if not s.at_op(")"):
-                        s.expect_integer("a precision")
+                        precision = s.expect_integer("a precision")
                     s.expect_op(")")
-                attrs["ON UPDATE CURRENT_TIMESTAMP"] = True
+                attrs["ON UPDATE CURRENT_TIMESTAMP"] = (precision,)
             elif word == "COMMENT":
                 once("COMMENT", token)
                 s.next()
@@ -353,7 +354,8 @@ class _Parser:
             default_kind=default_kind,
             default_precision=default_precision,
             auto_increment_start=attrs.get("AUTO_INCREMENT"),  # type: ignore[arg-type]
-            on_update_current_timestamp=bool(attrs.get("ON UPDATE CURRENT_TIMESTAMP", False)),
+            on_update_current_timestamp="ON UPDATE CURRENT_TIMESTAMP" in attrs,
+            on_update_precision=attrs["ON UPDATE CURRENT_TIMESTAMP"][0] if "ON UPDATE CURRENT_TIMESTAMP" in attrs else None,  # type: ignore[index]
             generated=attrs.get("generated expression"),  # type: ignore[arg-type]
             nullable_explicit="NULL/NOT NULL" in attrs,
         )

@@ -68,6 +68,7 @@ class _Validator:
         self._key_columns(keys_model, keys)
         props = raw.properties
         mow = self._merge_on_write(keys_model)
+        self._on_update(keys_model, mow)
         cluster_by = self._cluster_keys(keys_model, keys, mow)
         partition = self._partition(keys_model, keys)
         distribution = self._distribution(keys_model, keys)
@@ -219,6 +220,30 @@ class _Validator:
                 f"Invalid enable_unique_key_merge_on_write value: {value}. Expected true or false"
             )
         return lowered == "true"
+
+    def _on_update(self, model: KeysModel, mow: bool) -> None:
+        """``ON UPDATE CURRENT_TIMESTAMP``: Doris's checks and messages (ColumnDefinition.validate,
+        regression-test/suites/nereids_p0/insert_into_table/update_on_current_timestamp.groovy)."""
+        for col in self.raw.columns:
+            if not col.on_update_current_timestamp:
+                continue
+            # CURRENT_TIMESTAMP and CURRENT_TIMESTAMP(p) are different defaults to Doris: the
+            # column's default must be the same one as its ON UPDATE value.
+            if col.default_kind != "current_timestamp" or (col.default_precision is None) != (col.on_update_precision is None):
+                raise InvalidTableDefinitionError(
+                    f"You must set the default value of the column[{col.name}] to CURRENT_TIMESTAMP when using "
+                    "'ON UPDATE CURRENT_TIMESTAMP'."
+                )
+            if col.default_precision != col.on_update_precision:
+                raise InvalidTableDefinitionError(
+                    f"The precision of the default value of column[{col.name}] should be the same with the precision "
+                    "in 'ON UPDATE CURRENT_TIMESTAMP'."
+                )
+            if model is not KeysModel.UNIQUE or not mow:
+                # Doris's text, its spelling included.
+                raise InvalidTableDefinitionError(
+                    "'ON UPDATE CURRENT_TIMESTAMP' is only supportted in unique table with merge-on-write enabled."
+                )
 
     def _cluster_keys(self, model: KeysModel, keys: list[str], mow: bool) -> list[str]:
         names = self.raw.cluster_by

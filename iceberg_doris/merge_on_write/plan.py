@@ -107,7 +107,8 @@ def _keys_of(batch: "DataFrame", keys: list[str], broadcast: bool) -> "DataFrame
 def live_columns_needed(shape: KeyedLoadShape) -> list[str]:
     """The stored values a load reads besides keys, file and position: a full-row upsert reads
     none (only the key columns are scanned); aggregate and partial loads merge with the stored
-    row; a delete's tombstone fills NOT NULL columns from it; an unsupplied sequence column keeps
+    row (but for ON UPDATE CURRENT_TIMESTAMP columns, which take the load's time); a delete's
+    tombstone fills NOT NULL columns from it; an unsupplied sequence column keeps
     the stored value. An aggregate table's REPLACE column takes the batch's value whatever is
     stored (:func:`_merge_aggregate`), so it is not read, unless a ``replace_version_column``
     decides between the two."""
@@ -120,7 +121,7 @@ def live_columns_needed(shape: KeyedLoadShape) -> list[str]:
         if model.keys_model is KeysModel.AGGREGATE:
             if versioned or (column.aggregation or "REPLACE") != "REPLACE":
                 needed.add(column.name)
-        elif shape.partial and column.name not in shape.supplied:
+        elif shape.partial and column.name not in shape.supplied and not column.on_update:
             needed.add(column.name)
         elif shape.sequence_column and not column.nullable:
             needed.add(column.name)
@@ -245,7 +246,9 @@ def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
             value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         elif name == HIDDEN_SEQUENCE_COLUMN:
             value = SEQUENCE
-        elif shape.partial and name not in shape.supplied:
+        elif shape.partial and name not in shape.supplied and not column.on_update:
+            # ON UPDATE CURRENT_TIMESTAMP columns take the batch's value, the load's time (their
+            # default), on updated keys as on new ones.
             value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         else:
             value = incoming

@@ -51,6 +51,9 @@ class ColumnModel:
     aggregation: str | None = None
     default: str | None = None
     comment: str | None = None
+    #: ``ON UPDATE CURRENT_TIMESTAMP``: an update that does not set the column sets it to the
+    #: load's time (its default), where it would otherwise keep the stored value
+    on_update: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,7 @@ def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> Col
         aggregation=aggregation,
         default=column.default,
         comment=column.comment,
+        on_update=column.on_update_current_timestamp,
     )
 
 

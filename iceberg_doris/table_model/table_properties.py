@@ -91,6 +91,7 @@ def model_from_properties(properties: Mapping[str, str], schema_columns: list[Co
                 aggregation=saved.get("agg"),
                 default=saved.get("default"),
                 comment=column.comment,
+                on_update=bool(saved.get("on_update", False)),
             )
         )
     try:
@@ -143,4 +144,6 @@ def _column_json(column: ColumnModel) -> dict[str, object]:
         data["agg"] = column.aggregation
     if column.default is not None:
         data["default"] = column.default
+    if column.on_update:
+        data["on_update"] = True
     return data

@@ -19,8 +19,7 @@ def _tables(spark, namespace: str) -> list[str]:
 
 
 def test_refused_column_attributes_create_nothing(spark, namespace):
-    # data_model_p0/unique/test_unique_table_auto_inc.groovy and
-    # unique_with_mow_c_p0/partial_update/test_update_on_current_timestamp.groovy
+    # data_model_p0/unique/test_unique_table_auto_inc.groovy
     auto_inc = (
         f"CREATE TABLE {namespace}.auto_inc (`id` BIGINT NOT NULL AUTO_INCREMENT, `name` varchar(65533) NOT NULL, "
         "`value` int(11) NOT NULL) ENGINE=OLAP UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 "
@@ -29,13 +28,6 @@ def test_refused_column_attributes_create_nothing(spark, namespace):
     with pytest.raises(IllegalArgumentException) as raised:
         spark.sql(f"CALL doris.create_table('{auto_inc}')").collect()
     assert "AUTO_INCREMENT (column id) is not supported by iceberg-doris" in str(raised.value)
-    on_update = (
-        f"CREATE TABLE {namespace}.on_update (`id` int(11) NOT NULL, `score` int(11) NOT NULL, "
-        "`update_time` datetime default current_timestamp on update current_timestamp) "
-        "UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1"
-    )
-    with pytest.raises(InvalidTableDefinitionError, match=r"^ON UPDATE CURRENT_TIMESTAMP \(column update_time\)"):
-        doris.create_table(spark, ddl=on_update)
     assert _tables(spark, namespace) == []
 
 

@@ -54,6 +54,24 @@ def test_insert_into_a_unique_table_upserts_as_doris_load_does(spark, namespace,
     assert readers_agree(spark, py_catalog, statement) == readers_agree(spark, py_catalog, load) == expected
 
 
+@pytest.mark.parametrize("model", ["UNIQUE", "DUPLICATE", "AGGREGATE"])
+def test_insert_listing_its_columns_gives_the_others_their_defaults(spark, namespace, py_catalog, model):
+    # Doris's INSERT INTO t (c1, ...): a column not listed takes its DEFAULT, or NULL (Doris's docs,
+    # sql-manual/sql-statements/data-modification/DML/INSERT.md; the default columns of
+    # regression-test/suites/nereids_p0/insert_into_table/update_on_current_timestamp.groovy).
+    aggregate = " REPLACE" if model == "AGGREGATE" else ""
+    columns = (f"k INT NOT NULL, v STRING{aggregate}, dft INT{aggregate} DEFAULT '4321', "
+               f"ts DATETIME(6){aggregate} DEFAULT CURRENT_TIMESTAMP, n INT{aggregate}")
+    statement, load = twin_tables(spark, namespace, f"{model} KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1", columns)
+    spark.sql(f"INSERT INTO {statement} (v, k) VALUES ('a', 1), ('b', 2)")  # listed out of table order
+    doris.load(spark, table=load, query="SELECT * FROM VALUES ('a', 1), ('b', 2) AS t(v, k)")
+    rows = spark.sql(f"SELECT k, v, dft, ts IS NOT NULL AS stamped, n FROM {statement} ORDER BY k").collect()
+    assert [tuple(r) for r in rows] == [(1, "a", 4321, True, None), (2, "b", 4321, True, None)]
+    without_time = [[r[:3] + r[4:] for r in readers_agree(spark, py_catalog, t)] for t in (statement, load)]
+    assert without_time[0] == without_time[1]
+    assert last_summary(spark, statement)["doris.operation"] == "load"
+
+
 def test_sequence_column_decides_as_in_a_load(spark, namespace, py_catalog):
     statement, load = twin_tables(
         spark, namespace,

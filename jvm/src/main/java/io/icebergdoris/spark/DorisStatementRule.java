@@ -21,6 +21,8 @@ import org.apache.spark.sql.catalyst.plans.logical.OverwritePartitionsDynamic;
 import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedSubqueryColumnAliases;
+import org.apache.spark.sql.catalyst.plans.logical.InsertIntoStatement;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import scala.runtime.AbstractPartialFunction;
@@ -107,7 +109,12 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
   }
 
   private LogicalPlan rowLevel(LogicalPlan plan) {
-    if (plan instanceof DeleteFromTable delete) {
+    if (plan instanceof InsertIntoStatement insert && listsItsColumns(insert)) {
+      DorisTarget target = resolveTarget(insert.table());
+      if (target != null) {
+        return insertListingColumns(target, insert);
+      }
+    } else if (plan instanceof DeleteFromTable delete) {
       DorisTarget target = resolveTarget(delete.table());
       if (target != null) {
         return deleteStatement(target, delete);
@@ -124,6 +131,23 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
       }
     }
     return plan;
+  }
+
+  /** {@code INSERT INTO t (c1, c2, ...) ...}: a plain append that names the columns it writes. */
+  private static boolean listsItsColumns(InsertIntoStatement insert) {
+    return !insert.userSpecifiedCols().isEmpty() && !insert.overwrite() && !insert.byName()
+        && insert.partitionSpec().isEmpty();
+  }
+
+  /**
+   * Doris: the columns an INSERT does not list take their DEFAULT (CURRENT_TIMESTAMP at the
+   * statement's time) or NULL. Spark fills them with NULL when it resolves the statement, so the
+   * statement is taken before: a load of the listed columns only, which gives the others their
+   * defaults as any load does.
+   */
+  private static LogicalPlan insertListingColumns(DorisTarget target, InsertIntoStatement insert) {
+    LogicalPlan rows = new UnresolvedSubqueryColumnAliases(insert.userSpecifiedCols(), insert.query());
+    return new DorisStatement("INSERT INTO", "load", target, rows, JSON.objectNode());
   }
 
   /** The Doris table an unresolved row-level statement names, resolved on its own; or null. */
@@ -178,7 +202,7 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
    * Doris: UPDATE works on UNIQUE KEY tables only, and changes value columns only; the matching
    * rows are read, the assignments applied, and the rows upserted by key (merge-on-write).
    */
-  private static LogicalPlan updateStatement(DorisTarget target, UpdateTable update) {
+  private LogicalPlan updateStatement(DorisTarget target, UpdateTable update) {
     if (!target.unique()) {
       throw failure(
           "UPDATE " + target.name() + " is refused: Doris updates only UNIQUE KEY tables, and this is a "
@@ -208,8 +232,13 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
     List<NamedExpression> columns = new ArrayList<>();
     for (org.apache.spark.sql.types.StructField field : target.relation().schema().fields()) {
       Expression value = assigned.get(field.name().toLowerCase(java.util.Locale.ROOT));
-      Expression column = value == null ? UnresolvedAttribute.quoted(field.name()) : value;
-      columns.add(SparkCompat.alias(column, field.name()));
+      if (value == null) {
+        // An ON UPDATE CURRENT_TIMESTAMP column the statement does not set takes its time (Doris's UpdateCommand).
+        value = target.setOnUpdate(field.name())
+            ? DorisTarget.updateTime(session, field.dataType())
+            : UnresolvedAttribute.quoted(field.name());
+      }
+      columns.add(SparkCompat.alias(value, field.name()));
     }
     LogicalPlan rows = SparkCompat.project(columns, new Filter(condition, table));
     return new DorisStatement("UPDATE", "load", target, rows, JSON.objectNode());

@@ -1,6 +1,12 @@
 package io.icebergdoris.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import java.util.Map;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -16,6 +22,10 @@ record DorisTarget(String name, String model, DataSourceV2Relation relation) {
   static final String MODEL_VERSION = "doris.model-version";
   static final String KEYS_MODEL = "doris.keys-model";
   static final String KEY_COLUMNS = "doris.key-columns";
+  /** Each column's Doris type, aggregate, default and ON UPDATE flag (table_properties.py). */
+  static final String COLUMNS = "doris.columns";
+  static final Pattern CURRENT_TIMESTAMP = Pattern.compile("(?i)CURRENT_TIMESTAMP\\s*(\\(\\s*\\d*\\s*\\))?");
+  private static final ObjectMapper JSON = new ObjectMapper();
   /** Write option of iceberg-doris's own staged writes: they are never statements to redirect. */
   static final String INTERNAL_WRITE = "iceberg-doris.internal-write";
   /** Iceberg's option naming the file set of a rewrite (our staged writes on Spark 4.0 and 3.5). */
@@ -65,6 +75,47 @@ record DorisTarget(String name, String model, DataSourceV2Relation relation) {
       }
     }
     return keys;
+  }
+
+  /** The column's DEFAULT as its DDL wrote it (trimmed), or "" when it has none. */
+  String defaultOf(String column) {
+    JsonNode value = savedColumn(column).get("default");
+    return value == null || value.isNull() ? "" : value.asText().trim();
+  }
+
+  /**
+   * Whether the column is {@code DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP}: an update
+   * that does not set it sets it to the statement's time (Doris's BindSink and UpdateCommand).
+   */
+  boolean setOnUpdate(String column) {
+    return savedColumn(column).path("on_update").asBoolean(false);
+  }
+
+  /** What an ON UPDATE CURRENT_TIMESTAMP column of {@code type} takes when an update does not set it. */
+  static Expression updateTime(SparkSession session, org.apache.spark.sql.types.DataType type) {
+    try {
+      return session.sessionState().sqlParser().parseExpression("CAST(current_timestamp() AS " + type.sql() + ")");
+    } catch (Exception unparsable) {
+      throw new IllegalStateException("current_timestamp() must parse", unparsable);
+    }
+  }
+
+  private JsonNode savedColumn(String column) {
+    String columns = relation.table().properties().get(COLUMNS);
+    if (columns == null) {
+      return MissingNode.getInstance();
+    }
+    try {
+      for (JsonNode saved : JSON.readTree(columns)) {
+        if (saved.path("name").asText().equalsIgnoreCase(column)) {
+          return saved;
+        }
+      }
+    } catch (java.io.IOException damaged) {
+      throw SparkCompat.procedureFailure("ProcedureArgumentError",
+          "The table property " + COLUMNS + " of " + name + " cannot be read; it was changed by hand?");
+    }
+    return MissingNode.getInstance();
   }
 
   private static String quote(String part) {

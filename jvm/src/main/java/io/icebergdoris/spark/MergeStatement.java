@@ -1,7 +1,5 @@
 package io.icebergdoris.spark;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,12 +53,9 @@ final class MergeStatement {
   static final String DELETE_SIGN = "__DORIS_DELETE_SIGN__";
   static final String HIDDEN_SEQUENCE = "__DORIS_SEQUENCE_COL__";
   private static final String BRANCH = "__doris_merge_branch";
-  private static final String COLUMNS = "doris.columns";
   private static final String SEQUENCE_COL = "doris.sequence-col";
   private static final String MERGE_ON_WRITE = "doris.merge-on-write";
-  private static final Pattern CURRENT_TIMESTAMP = Pattern.compile("(?i)CURRENT_TIMESTAMP\\s*(\\(\\s*\\d*\\s*\\))?");
   private static final Pattern CURRENT_DATE = Pattern.compile("(?i)CURRENT_DATE\\s*(\\(\\s*\\))?");
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final SparkSession session;
   private final DorisTarget target;
@@ -197,7 +192,10 @@ final class MergeStatement {
     List<Expression> values = new ArrayList<>();
     for (StructField field : fields) {
       Expression value = assigned.get(lower(field.name()));
-      values.add(value != null ? value : targetColumn(field.name()));
+      if (value == null) {
+        value = target.setOnUpdate(field.name()) ? DorisTarget.updateTime(session, field.dataType()) : targetColumn(field.name());
+      }
+      values.add(value);
     }
     values.add(Literal.create(0, DataTypes.IntegerType));
     return values;
@@ -225,7 +223,7 @@ final class MergeStatement {
       }
     }
     String sequence = sequenceColumn();
-    if (sequence != null && !listed.containsKey(lower(sequence)) && !CURRENT_TIMESTAMP.matcher(defaultOf(sequence)).matches()) {
+    if (sequence != null && !listed.containsKey(lower(sequence)) && !DorisTarget.CURRENT_TIMESTAMP.matcher(target.defaultOf(sequence)).matches()) {
       throw failure("MERGE INTO " + target.name() + ": Table " + target.name() + " has sequence column, need to specify "
           + "the sequence column (Doris): list " + sequence + " in WHEN NOT MATCHED THEN INSERT (" + sequence + ", ...).");
     }
@@ -240,7 +238,7 @@ final class MergeStatement {
 
   /** A column an INSERT does not list: its default, or NULL; a NOT NULL column without one fails. */
   private Expression defaultValue(StructField field) {
-    String text = defaultOf(field.name());
+    String text = target.defaultOf(field.name());
     if (text.isEmpty()) {
       if (!field.nullable()) {
         throw failure("MERGE INTO " + target.name() + ": Column has no default value, column=" + field.name() + " (Doris): "
@@ -249,7 +247,7 @@ final class MergeStatement {
       return Literal.create(null, field.dataType());
     }
     String type = field.dataType().sql();
-    if (CURRENT_TIMESTAMP.matcher(text).matches()) {
+    if (DorisTarget.CURRENT_TIMESTAMP.matcher(text).matches()) {
       return parse("CAST(current_timestamp() AS " + type + ")");
     }
     if (CURRENT_DATE.matcher(text).matches()) {
@@ -274,24 +272,6 @@ final class MergeStatement {
       return mapped;
     }
     return field(HIDDEN_SEQUENCE) != null ? HIDDEN_SEQUENCE : null;
-  }
-
-  private String defaultOf(String column) {
-    String columns = target.relation().table().properties().get(COLUMNS);
-    if (columns == null) {
-      return "";
-    }
-    try {
-      for (JsonNode saved : JSON.readTree(columns)) {
-        if (saved.path("name").asText().equalsIgnoreCase(column)) {
-          JsonNode value = saved.get("default");
-          return value == null || value.isNull() ? "" : value.asText().trim();
-        }
-      }
-    } catch (java.io.IOException damaged) {
-      throw failure("The table property " + COLUMNS + " of " + target.name() + " cannot be read; it was changed by hand?");
-    }
-    return "";
   }
 
   private boolean sourceHas(String column) {
