@@ -12,8 +12,8 @@ pytestmark = pytest.mark.spark
 
 PROCEDURES = [
     "add_partition", "add_temp_partition", "auto_compact", "changes", "check", "cleanup", "compact", "create_table", "delete", "describe", "drop_partition",
-    "drop_temp_partition", "help", "insert_overwrite", "load", "recover_partition", "rename_partition",
-    "replace_partition", "run_dynamic_partition", "set_properties", "show_partitions", "swap_temp_partition", "truncate",
+    "drop_temp_partition", "enable_feature", "help", "insert_overwrite", "load", "recover_partition", "rename_partition",
+    "replace_partition", "replace_table", "run_dynamic_partition", "set_properties", "show_partitions", "swap_temp_partition", "truncate",
 ]
 SIGNATURE = "doris.help(procedure string = NULL)"
 # Registered by tests/procedures/sample_procedures.py when the bridge tests ran earlier in the session.
