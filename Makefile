@@ -16,7 +16,7 @@ SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # Spark 4 exception classes, listeners and launcher, so the default line's run covers those.
 KEYED = tests/procedures/test_keyed_loads.py
 LINE_TESTS = tests/entry/test_call_bridge.py tests/procedures/test_argument_values.py tests/procedures/test_spark_statements.py \
-	tests/procedures/test_merge_into.py \
+	tests/procedures/test_merge_into.py tests/procedures/test_update_from.py \
 	$(KEYED)::test_upserts_replace_rows_with_deletion_vectors_only $(KEYED)::test_format_v2_tables_get_position_delete_files \
 	$(KEYED)::test_partial_column_update $(KEYED)::test_aggregate_table_merges_each_load $(KEYED)::test_sequence_delete_tombstones \
 	$(KEYED)::test_compact_drops_deleted_rows_and_keeps_young_tombstones \

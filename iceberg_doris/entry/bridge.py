@@ -215,12 +215,20 @@ def _install(spark: "SparkSession", settings: "CatalogSettings | None", register
     remember_lookups(spark.sparkContext._jvm)
 
 
+def _parser_class(spark: "SparkSession") -> str:
+    """The class of the session's SQL parser; for a proxy (Spark 4's), the class answering its calls."""
+    parser = spark._jsparkSession.sessionState().sqlParser()
+    proxies = spark.sparkContext._jvm.java.lang.reflect.Proxy
+    if proxies.isProxyClass(parser.getClass()):
+        return proxies.getInvocationHandler(parser).getClass().getName()
+    return parser.getClass().getName()
+
+
 def require_doris_extensions(spark: "SparkSession") -> None:
     """Refuses a session whose SQL parser is not ours: its JVM did not have our jars when it was
     created (or it was built without :func:`iceberg_doris.spark_conf`), so ``CALL doris.*`` and
     the procedures cannot work on it, and Spark cannot add SQL extensions to a running session."""
-    parser = spark._jsparkSession.sessionState().sqlParser().getClass().getName()
-    if parser != running_line().session_parser:
+    if _parser_class(spark) != running_line().session_parser:
         raise ConfigurationError(
             "This Spark session was created without the iceberg-doris SQL extensions (a notebook's or "
             "pyspark shell's own session, or one built without iceberg_doris.spark_conf()), and a running "

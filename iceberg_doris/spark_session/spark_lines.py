@@ -59,9 +59,10 @@ class SparkLine:
 
     @property
     def session_parser(self) -> str:
-        """The class of the SQL parser a session with our extensions has."""
+        """The class of the SQL parser a session with our extensions has: on Spark 4 a proxy over
+        Iceberg's, known by the class answering its calls (``UpdateFromParser``), on 3.5 ours."""
         if self.native_call:
-            return "org.apache.spark.sql.catalyst.parser.extensions.IcebergSparkSqlExtensionsParser"
+            return "io.icebergdoris.spark.UpdateFromParser$Forwarding"
         return "io.icebergdoris.spark.DorisCallParser"
 
 

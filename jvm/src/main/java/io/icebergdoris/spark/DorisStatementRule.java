@@ -23,6 +23,12 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedSubqueryColumnAliases;
 import org.apache.spark.sql.catalyst.plans.logical.InsertIntoStatement;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.JoinHint;
+import org.apache.spark.sql.catalyst.plans.logical.UnresolvedWith;
+import org.apache.spark.sql.catalyst.plans.Inner$;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedStar;
+import scala.Option;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import scala.runtime.AbstractPartialFunction;
@@ -152,10 +158,7 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
 
   /** The Doris table an unresolved row-level statement names, resolved on its own; or null. */
   private DorisTarget resolveTarget(LogicalPlan table) {
-    LogicalPlan relation = table;
-    while (relation instanceof SubqueryAlias alias) {
-      relation = alias.child();
-    }
+    LogicalPlan relation = unaliased(table);
     if (!(relation instanceof UnresolvedRelation)) {
       return DorisTarget.of(table);
     }
@@ -203,29 +206,62 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
    * rows are read, the assignments applied, and the rows upserted by key (merge-on-write).
    */
   private LogicalPlan updateStatement(DorisTarget target, UpdateTable update) {
+    return updateRows(target, update, update.table(), null);
+  }
+
+  /**
+   * Doris's {@code [WITH ...] UPDATE t [alias] SET ... FROM <relations> [WHERE ...]} ({@link
+   * UpdateFromParser}; Doris's UpdateCommand): the table joined to the FROM relations under the
+   * condition, each joined row the table's row with the assignments applied, loaded as an upsert.
+   * Several joined rows for one stored row are several rows of one key in one load, as in Doris: the
+   * larger sequence value wins, and without a sequence column one of them is kept.
+   *
+   * @param update the statement without its FROM clause, as Spark parses {@code UPDATE ... SET ... WHERE ...}
+   * @param relations {@code [WITH ...] SELECT * FROM <relations>}, as Spark parses it
+   */
+  LogicalPlan updateFrom(UpdateTable update, LogicalPlan relations) {
+    String written = String.join(".", writtenName(update.table()));
+    if (!enabled()) {
+      throw failure("UPDATE " + written + " ... FROM is Doris's statement, and this session runs Spark's statements as "
+          + "plain Iceberg writes (" + ENABLED + " = false). Set it to true, or write MERGE INTO " + written
+          + " USING ... ON ... WHEN MATCHED THEN UPDATE SET ...");
+    }
+    DorisTarget target = resolveTarget(update.table());
+    if (target == null) {
+      SparkCompat.ofRows(session, unaliased(update.table())); // an unknown table: Spark's own error
+      throw failure("UPDATE " + written + " ... FROM is Doris's statement and runs on Doris tables; " + written
+          + " is not one. Write MERGE INTO " + written + " USING ... ON ... WHEN MATCHED THEN UPDATE SET ...");
+    }
+    LogicalPlan with = null;
+    LogicalPlan selected = relations;
+    if (relations instanceof UnresolvedWith cte) {
+      with = cte;
+      selected = cte.child();
+    }
+    if (!(selected instanceof org.apache.spark.sql.catalyst.plans.logical.Project project)
+        || project.projectList().size() != 1 || !(project.projectList().head() instanceof UnresolvedStar)) {
+      throw failure("UPDATE " + target.name() + " ... FROM takes tables, subqueries and joins in its FROM clause, as "
+          + "Doris's does; a GROUP BY, ORDER BY, LIMIT or set operation there is not one: put it in a subquery, "
+          + "FROM (SELECT ...) s.");
+    }
+    LogicalPlan joined = new Join(update.table(), project.child(), Inner$.MODULE$, Option.empty(), JoinHint.NONE());
+    return updateRows(target, update, joined, with);
+  }
+
+  /** The rows an UPDATE loads: the rows of {@code source} its condition keeps, as whole rows of the table. */
+  private LogicalPlan updateRows(DorisTarget target, UpdateTable update, LogicalPlan source, LogicalPlan with) {
     if (!target.unique()) {
       throw failure(
-          "UPDATE " + target.name() + " is refused: Doris updates only UNIQUE KEY tables, and this is a "
+          "UPDATE " + target.name() + " is refused: Only unique table could be updated (Doris), and this is a "
               + target.model() + " KEY table. Load the changed rows instead: CALL doris.load(table => '...', "
               + "query => 'SELECT ...').");
     }
-    List<String> keys = target.keyColumns();
+    List<String> qualifier = writtenName(update.table());
     java.util.Map<String, Expression> assigned = new java.util.HashMap<>();
     for (Assignment assignment : SparkCompat.javaList(update.assignments())) {
-      String column = columnName(assignment.key());
-      if (column == null) {
-        throw failure("UPDATE " + target.name() + " sets whole columns only: " + assignment.key().sql()
-            + " is part of a column.");
-      }
-      for (String key : keys) {
-        if (key.equalsIgnoreCase(column)) {
-          throw failure("UPDATE " + target.name() + " cannot set " + column + ": it is a key column, and Doris "
-              + "updates only the value columns of a UNIQUE KEY table. Delete the row and insert it with the new key.");
-        }
-      }
+      String column = assignedColumn(target, update.table(), assignment.key());
       assigned.put(column.toLowerCase(java.util.Locale.ROOT), assignment.value());
     }
-    LogicalPlan table = update.table();
     Expression condition = update.condition().isDefined()
         ? update.condition().get()
         : Literal.create(true, org.apache.spark.sql.types.DataTypes.BooleanType);
@@ -233,15 +269,100 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
     for (org.apache.spark.sql.types.StructField field : target.relation().schema().fields()) {
       Expression value = assigned.get(field.name().toLowerCase(java.util.Locale.ROOT));
       if (value == null) {
-        // An ON UPDATE CURRENT_TIMESTAMP column the statement does not set takes its time (Doris's UpdateCommand).
+        // An ON UPDATE CURRENT_TIMESTAMP column the statement does not set takes its time (Doris's UpdateCommand);
+        // the others keep the stored value, named as the statement names the table (a FROM relation may share the name).
+        List<String> parts = new ArrayList<>(qualifier);
+        parts.add(field.name());
         value = target.setOnUpdate(field.name())
             ? DorisTarget.updateTime(session, field.dataType())
-            : UnresolvedAttribute.quoted(field.name());
+            : SparkCompat.attribute(parts);
       }
       columns.add(SparkCompat.alias(value, field.name()));
     }
-    LogicalPlan rows = SparkCompat.project(columns, new Filter(condition, table));
+    LogicalPlan rows = SparkCompat.project(columns, new Filter(condition, source));
+    if (with != null) {
+      rows = with.withNewChildren(SparkCompat.seq(List.of(rows)));
+    }
     return new DorisStatement("UPDATE", "load", target, rows, JSON.objectNode());
+  }
+
+  /**
+   * The table column an assignment sets, checked as Doris's UpdateCommand checks it: a qualifier
+   * names the table (its alias, or its name as written), the column exists, and it is a value column.
+   */
+  private static String assignedColumn(DorisTarget target, LogicalPlan table, Expression key) {
+    List<String> parts;
+    if (key instanceof AttributeReference attribute) {
+      parts = List.of(attribute.name());
+    } else if (key instanceof UnresolvedAttribute attribute) {
+      parts = SparkCompat.javaList(attribute.nameParts());
+    } else {
+      throw failure("UPDATE " + target.name() + " sets whole columns only: " + key.sql() + " is part of a column.");
+    }
+    String column = parts.get(parts.size() - 1);
+    List<String> qualifier = parts.subList(0, parts.size() - 1);
+    if (!namesTable(qualifier, table)) {
+      throw failure("UPDATE " + target.name() + ": column in assignment list is invalid, " + String.join(".", parts)
+          + " (Doris): SET names columns of the table it updates, as " + column + " or "
+          + String.join(".", writtenName(table)) + "." + column + ".");
+    }
+    org.apache.spark.sql.types.StructField field = null;
+    for (org.apache.spark.sql.types.StructField candidate : target.relation().schema().fields()) {
+      if (candidate.name().equalsIgnoreCase(column)) {
+        field = candidate;
+        break;
+      }
+    }
+    if (field == null) {
+      throw failure("UPDATE " + target.name() + ": unknown column in assignment list: " + column + " (Doris).");
+    }
+    for (String keyColumn : target.keyColumns()) {
+      if (keyColumn.equalsIgnoreCase(column)) {
+        throw failure("UPDATE " + target.name() + " cannot set " + field.name() + ": Only value columns of unique table "
+            + "could be updated (Doris). Delete the row and insert it with the new key.");
+      }
+    }
+    return field.name();
+  }
+
+  /** Whether {@code qualifier} names {@code table}: its alias, or the end of its name as written. */
+  private static boolean namesTable(List<String> qualifier, LogicalPlan table) {
+    if (qualifier.isEmpty()) {
+      return true;
+    }
+    List<String> name = writtenName(table);
+    if (table instanceof SubqueryAlias && qualifier.size() != 1) {
+      return false;
+    }
+    if (qualifier.size() > name.size()) {
+      return false;
+    }
+    List<String> tail = name.subList(name.size() - qualifier.size(), name.size());
+    for (int i = 0; i < qualifier.size(); i++) {
+      if (!tail.get(i).equalsIgnoreCase(qualifier.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** How the statement names its table: the alias, else the name as written. */
+  private static List<String> writtenName(LogicalPlan table) {
+    if (table instanceof SubqueryAlias alias) {
+      return List.of(alias.alias());
+    }
+    if (table instanceof UnresolvedRelation relation) {
+      return SparkCompat.javaList(relation.multipartIdentifier());
+    }
+    return List.of();
+  }
+
+  private static LogicalPlan unaliased(LogicalPlan table) {
+    LogicalPlan relation = table;
+    while (relation instanceof SubqueryAlias alias) {
+      relation = alias.child();
+    }
+    return relation;
   }
 
   private static boolean containsSubquery(Expression condition) {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction;
@@ -26,8 +27,9 @@ import scala.collection.JavaConverters;
 import scala.collection.Seq;
 
 /**
- * Parser that turns {@code CALL doris.<name>(args)} into Iceberg's {@link CallStatement} and hands
- * every other statement to the wrapped parser.
+ * Parser that turns {@code CALL doris.<name>(args)} into Iceberg's {@link CallStatement}, takes
+ * Doris's {@code UPDATE ... FROM} ({@link UpdateFromParser}), and hands every other statement to the
+ * wrapped parser.
  *
  * <p>The whole argument list becomes one JSON string argument, {@code to_json(named_struct(...))},
  * so Spark still evaluates each argument expression (literals, {@code array(...)}, {@code map(...)},
@@ -46,19 +48,22 @@ public final class DorisCallParser implements ParserInterface {
   /** Any ordinary function name works; struct( is special in Spark's grammar. */
   private static final String WRAPPER = "args(";
 
+  private final SparkSession session;
   private final ParserInterface delegate;
   private final DorisStatementRule rowLevelStatements;
 
-  public DorisCallParser(ParserInterface delegate, DorisStatementRule rowLevelStatements) {
+  public DorisCallParser(SparkSession session, ParserInterface delegate) {
+    this.session = session;
     this.delegate = delegate;
-    this.rowLevelStatements = rowLevelStatements;
+    this.rowLevelStatements = new DorisStatementRule(session, true);
   }
 
   @Override
   public LogicalPlan parsePlan(String sqlText) throws ParseException {
     Matcher call = CALL.matcher(sqlText);
     if (!call.matches()) {
-      return rowLevelStatement(delegate.parsePlan(sqlText));
+      LogicalPlan updateFrom = UpdateFromParser.parse(session, delegate, sqlText);
+      return updateFrom != null ? updateFrom : rowLevelStatement(delegate.parsePlan(sqlText));
     }
     String head = call.group(1);
     String procedure = call.group(2).toLowerCase();

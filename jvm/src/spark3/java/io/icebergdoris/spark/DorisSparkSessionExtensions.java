@@ -27,7 +27,7 @@ public final class DorisSparkSessionExtensions extends AbstractFunction1<SparkSe
         new AbstractFunction2<SparkSession, ParserInterface, ParserInterface>() {
           @Override
           public ParserInterface apply(SparkSession session, ParserInterface delegate) {
-            return new DorisCallParser(delegate, new DorisStatementRule(session, true));
+            return new DorisCallParser(session, delegate);
           }
         });
     extensions.injectResolutionRule(
