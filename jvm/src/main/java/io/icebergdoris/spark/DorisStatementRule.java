@@ -40,8 +40,10 @@ import scala.runtime.AbstractPartialFunction;
  * routed to partitions in a DUPLICATE KEY table), {@code INSERT OVERWRITE} is
  * {@code doris.insert_overwrite}, {@code DELETE FROM} marks the matching keys deleted on a UNIQUE
  * KEY table and is {@code doris.delete} on the others, {@code UPDATE} on a UNIQUE KEY table
- * upserts the matching rows as updated, {@code MERGE INTO} a UNIQUE KEY table is one load of the
- * rows its clauses make, as Doris 4.0 runs it ({@link MergeStatement}).
+ * upserts the matching rows as updated (Doris's {@code UPDATE ... FROM}, which Spark's grammar
+ * lacks, is parsed by {@link UpdateFromParser} and built by {@link #updateFrom}), {@code MERGE
+ * INTO} a UNIQUE KEY table is one load of the rows its clauses make, as Doris 4.0 runs it ({@link
+ * MergeStatement}).
  *
  * <p>Used twice (see the constructor): for INSERT / writeTo with the resolution rules, once the
  * write's columns are aligned with the table; for DELETE / UPDATE / MERGE before Spark rewrites them

@@ -10,7 +10,8 @@ import scala.runtime.AbstractFunction2;
 import scala.runtime.BoxedUnit;
 
 /**
- * Spark 3.5's session extension: makes {@code CALL doris.<procedure>(...)} parse, and runs Spark's
+ * Spark 3.5's session extension: makes {@code CALL doris.<procedure>(...)} and Doris's {@code
+ * UPDATE ... FROM} parse, and runs Spark's
  * own write statements on Doris tables as the Doris operation ({@link DorisStatementRule}).
  *
  * <p>List it after Iceberg's extensions in {@code spark.sql.extensions}: Spark chains injected
