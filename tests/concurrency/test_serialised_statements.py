@@ -1,5 +1,5 @@
 """Read-modify-write statements are serialisable (issue 52): a keyed load whose source reads the
-table it writes (``UPDATE``, ``DELETE`` on values, ``INSERT INTO t SELECT ... FROM t``) holds the
+table it writes (``UPDATE``, Doris's ``UPDATE ... FROM``, ``DELETE`` on values, ``INSERT INTO t SELECT ... FROM t``) holds the
 table's commit lock from its read to its commit, as Doris's table lock serialises UPDATEs, and
 commits only over the snapshot it read; a writer outside iceberg-doris that changes the table
 meanwhile makes it run again, then fail in words.
@@ -114,6 +114,21 @@ def test_concurrent_merge_increments_are_not_lost(spark_statements, namespace, p
     race(spark, table, lambda: spark.sql(merge), lambda: spark.sql(merge))
     # Serial: the first MERGE increments key 1 and inserts key 2, the second increments both.
     assert readers_agree(spark, py_catalog, table) == [(1, 2), (2, 2)]
+
+
+def test_concurrent_update_from_increments_are_not_lost(spark_statements, namespace, py_catalog):
+    """Doris's UPDATE ... FROM reads the table it writes (joined to its FROM relations): it holds the
+    lock from its read to its commit, as UPDATE does."""
+    spark = spark_statements
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.f (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    doris.create_table(spark, ddl=f"CREATE TABLE {namespace}.steps (k INT NOT NULL, d BIGINT) DUPLICATE KEY(k) "
+                       "DISTRIBUTED BY HASH(k) BUCKETS 1")
+    table = f"{namespace}.f"
+    spark.sql(f"INSERT INTO {table} VALUES (1, 0), (2, 0)")
+    spark.sql(f"INSERT INTO {namespace}.steps VALUES (1, 5)")
+    increment = lambda: spark.sql(f"UPDATE {table} t SET n = t.n + s.d FROM {namespace}.steps s WHERE t.k = s.k")  # noqa: E731
+    race(spark, table, increment, increment)
+    assert readers_agree(spark, py_catalog, table) == [(1, 10), (2, 0)]
 
 
 def test_a_delete_on_values_does_not_delete_a_row_changed_meanwhile(spark_statements, namespace, py_catalog):
