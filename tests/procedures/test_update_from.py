@@ -122,6 +122,17 @@ def test_a_cte_before_update_feeds_its_from_clause(spark, namespace, py_catalog)
     assert readers_agree(spark, py_catalog, t1) == COMPLEX_UPDATE
 
 
+def test_a_cte_before_a_plain_update_runs_it_as_doris_does(spark, namespace, py_catalog):
+    # Doris's grammar takes `cte? UPDATE` without FROM too; Spark 3.5 would run it as a plain Iceberg
+    # UPDATE (the WITH hides it from the rule), so the parser takes it on every line.
+    t1, _, t3, _ = doris_tables(spark, namespace)
+    before = snapshot_count(spark, t1)
+    spark.sql(f"WITH picked AS (SELECT id FROM {t3}) UPDATE {t1} SET c2 = 'picked' WHERE id IN (SELECT id FROM picked)")
+    assert snapshot_count(spark, t1) == before + 1
+    assert last_summary(spark, t1)["doris.operation"] == "load"
+    assert [row[2] for row in readers_agree(spark, py_catalog, t1)] == ["picked", "2", "3"]
+
+
 def test_several_from_rows_for_one_row_are_one_load_decided_by_the_sequence_column(spark, namespace, py_catalog):
     # Doris runs UPDATE ... FROM as an INSERT of the joined rows (UpdateCommand), so two rows for one
     # key are two rows of one load: the larger sequence value wins; a smaller one than stored loses.
@@ -178,6 +189,9 @@ def test_update_from_is_refused_on_a_plain_iceberg_table_and_with_the_statements
     spark.sql(f"CREATE TABLE {plain} (id INT, c1 BIGINT) USING iceberg")
     with pytest.raises(IllegalArgumentException, match=r"runs on Doris tables; .*plain is not one. Write MERGE INTO"):
         spark.sql(f"UPDATE {plain} SET c1 = {t2}.c1 FROM {t2} WHERE {plain}.id = {t2}.id")
+    spark.sql(f"INSERT INTO {plain} VALUES (1, 1), (2, 2)")
+    spark.sql(f"WITH c AS (SELECT 2 AS id) UPDATE {plain} SET c1 = 20 WHERE id IN (SELECT id FROM c)")  # Spark's own
+    assert [tuple(row) for row in spark.sql(f"SELECT * FROM {plain} ORDER BY id").collect()] == [(1, 1), (2, 20)]
     spark.conf.set("spark.doris.sparkStatements.enabled", "false")
     with pytest.raises(IllegalArgumentException, match="spark.doris.sparkStatements.enabled = false"):
         spark.sql(f"UPDATE {t1} SET c1 = {t2}.c1 FROM {t2} WHERE {t1}.id = {t2}.id")

@@ -212,42 +212,45 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
   }
 
   /**
-   * Doris's {@code [WITH ...] UPDATE t [alias] SET ... FROM <relations> [WHERE ...]} ({@link
+   * Doris's {@code [WITH ...] UPDATE t [alias] SET ... [FROM <relations>] [WHERE ...]} ({@link
    * UpdateFromParser}; Doris's UpdateCommand): the table joined to the FROM relations under the
    * condition, each joined row the table's row with the assignments applied, loaded as an upsert.
    * Several joined rows for one stored row are several rows of one key in one load, as in Doris: the
    * larger sequence value wins, and without a sequence column one of them is kept.
    *
-   * @param update the statement without its FROM clause, as Spark parses {@code UPDATE ... SET ... WHERE ...}
-   * @param relations {@code [WITH ...] SELECT * FROM <relations>}, as Spark parses it
+   * @param update the statement without its FROM and WITH clauses, as Spark parses {@code UPDATE ... SET ... WHERE ...}
+   * @param relations {@code SELECT * FROM <relations>}, as Spark parses it; null without FROM
+   * @param cte the WITH clause (over any query), as Spark parses it; null without one
+   * @return the statement; null for a {@code WITH ... UPDATE} without FROM that is Spark's to run
+   *     (the statements are off, or the table is not a Doris table)
    */
-  LogicalPlan updateFrom(UpdateTable update, LogicalPlan relations) {
+  LogicalPlan updateFrom(UpdateTable update, LogicalPlan relations, LogicalPlan cte) {
     String written = String.join(".", writtenName(update.table()));
+    DorisTarget target = enabled() ? resolveTarget(update.table()) : null;
+    if (target == null && relations == null) {
+      return null;
+    }
     if (!enabled()) {
       throw failure("UPDATE " + written + " ... FROM is Doris's statement, and this session runs Spark's statements as "
           + "plain Iceberg writes (" + ENABLED + " = false). Set it to true, or write MERGE INTO " + written
           + " USING ... ON ... WHEN MATCHED THEN UPDATE SET ...");
     }
-    DorisTarget target = resolveTarget(update.table());
     if (target == null) {
       SparkCompat.ofRows(session, unaliased(update.table())); // an unknown table: Spark's own error
       throw failure("UPDATE " + written + " ... FROM is Doris's statement and runs on Doris tables; " + written
           + " is not one. Write MERGE INTO " + written + " USING ... ON ... WHEN MATCHED THEN UPDATE SET ...");
     }
-    LogicalPlan with = null;
-    LogicalPlan selected = relations;
-    if (relations instanceof UnresolvedWith cte) {
-      with = cte;
-      selected = cte.child();
+    LogicalPlan source = update.table();
+    if (relations != null) {
+      if (!(relations instanceof org.apache.spark.sql.catalyst.plans.logical.Project project)
+          || project.projectList().size() != 1 || !(project.projectList().head() instanceof UnresolvedStar)) {
+        throw failure("UPDATE " + target.name() + " ... FROM takes tables, subqueries and joins in its FROM clause, as "
+            + "Doris's does; a GROUP BY, ORDER BY, LIMIT or set operation there is not one: put it in a subquery, "
+            + "FROM (SELECT ...) s.");
+      }
+      source = new Join(update.table(), project.child(), Inner$.MODULE$, Option.empty(), JoinHint.NONE());
     }
-    if (!(selected instanceof org.apache.spark.sql.catalyst.plans.logical.Project project)
-        || project.projectList().size() != 1 || !(project.projectList().head() instanceof UnresolvedStar)) {
-      throw failure("UPDATE " + target.name() + " ... FROM takes tables, subqueries and joins in its FROM clause, as "
-          + "Doris's does; a GROUP BY, ORDER BY, LIMIT or set operation there is not one: put it in a subquery, "
-          + "FROM (SELECT ...) s.");
-    }
-    LogicalPlan joined = new Join(update.table(), project.child(), Inner$.MODULE$, Option.empty(), JoinHint.NONE());
-    return updateRows(target, update, joined, with);
+    return updateRows(target, update, source, cte instanceof UnresolvedWith with ? with : null);
   }
 
   /** The rows an UPDATE loads: the rows of {@code source} its condition keeps, as whole rows of the table. */

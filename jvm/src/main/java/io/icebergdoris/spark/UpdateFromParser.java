@@ -12,10 +12,12 @@ import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
 import org.apache.spark.sql.execution.command.ExplainCommand;
 
 /**
- * Doris's {@code UPDATE t SET ... FROM <relations> [WHERE ...]}, which Spark's grammar lacks, taken
- * before Spark's parser would fail on it: {@link UpdateFromText} splits it into pieces Spark's own
- * parser reads, and {@link DorisStatementRule#updateFrom} makes the Doris statement of them. Every
- * other statement goes to the wrapped parser untouched.
+ * Doris's {@code [WITH ...] UPDATE t SET ... FROM <relations> [WHERE ...]}, which Spark's grammar
+ * lacks, taken before Spark's parser would fail on it: {@link UpdateFromText} splits it into pieces
+ * Spark's own parser reads, and {@link DorisStatementRule#updateFrom} makes the Doris statement of
+ * them. So is {@code WITH ... UPDATE} on a Doris table, which Spark 3.5 would otherwise run as a
+ * plain Iceberg UPDATE (the WITH hides it from the rule). Every other statement goes to the wrapped
+ * parser untouched.
  *
  * <p>Shared by every Spark line: Spark 3.5's {@code DorisCallParser} calls {@link #parse}; on Spark 4
  * {@link #wrap} is the injected parser. Its methods differ between Spark lines (4.1 adds
@@ -26,7 +28,10 @@ public final class UpdateFromParser {
 
   private UpdateFromParser() {}
 
-  /** The plan of {@code sql} when it is an {@code UPDATE ... FROM}; null for any other statement. */
+  /**
+   * The plan of {@code sql} when it is an {@code UPDATE ... FROM}, or a {@code WITH ... UPDATE} on a
+   * Doris table; null for any other statement.
+   */
   public static LogicalPlan parse(SparkSession session, ParserInterface delegate, String sql) throws ParseException {
     UpdateFromText text = UpdateFromText.of(sql);
     if (text == null) {
@@ -34,11 +39,13 @@ public final class UpdateFromParser {
     }
     LogicalPlan update;
     LogicalPlan relations;
+    LogicalPlan cte;
     LogicalPlan explain;
     try {
       update = delegate.parsePlan(text.update());
-      relations = delegate.parsePlan(text.relations());
-      explain = text.explain() == null ? null : delegate.parsePlan(text.explain());
+      relations = parseOrNull(delegate, text.relations());
+      cte = parseOrNull(delegate, text.cte());
+      explain = parseOrNull(delegate, text.explain());
     } catch (ParseException e) {
       // The pieces keep the statement's offsets; show the statement instead of a piece.
       throw e.withCommand(sql);
@@ -46,8 +53,15 @@ public final class UpdateFromParser {
     if (!(update instanceof UpdateTable updateTable)) {
       return null; // not an UPDATE after all: Spark's parser reports what it is
     }
-    LogicalPlan statement = new DorisStatementRule(session, true).updateFrom(updateTable, relations);
+    LogicalPlan statement = new DorisStatementRule(session, true).updateFrom(updateTable, relations, cte);
+    if (statement == null) {
+      return null;
+    }
     return explain instanceof ExplainCommand command ? new ExplainCommand(statement, command.mode()) : statement;
+  }
+
+  private static LogicalPlan parseOrNull(ParserInterface delegate, String text) throws ParseException {
+    return text == null ? null : delegate.parsePlan(text);
   }
 
   /** {@code delegate}, taking {@code UPDATE ... FROM} first (the parser a Spark 4 session injects). */

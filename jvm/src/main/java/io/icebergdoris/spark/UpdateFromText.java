@@ -3,22 +3,24 @@ package io.icebergdoris.spark;
 import java.util.Locale;
 
 /**
- * Doris's {@code [EXPLAIN] [WITH ...] UPDATE <table> [[AS] alias] SET <assignments> FROM <relations>
- * [WHERE <condition>]}, split at its top-level keywords into texts Spark's own grammar parses (Spark
- * has no {@code UPDATE ... FROM}): {@link #update} is Spark's {@code UPDATE <table> SET ... WHERE
- * ...}, {@link #relations} is {@code [WITH ...] SELECT * FROM <relations>}, and {@link #explain} the
- * {@code EXPLAIN [mode]} head, if any, followed by {@code SELECT 1}.
+ * Doris's {@code [EXPLAIN] [WITH ...] UPDATE <table> [[AS] alias] SET <assignments> [FROM <relations>]
+ * [WHERE <condition>]} with a FROM clause or a WITH clause, split at its top-level keywords into
+ * texts Spark's own grammar parses (Spark has no {@code UPDATE ... FROM}, and on Spark 3.5 a WITH
+ * clause would hide the UPDATE from the rule that runs it): {@link #update} is Spark's {@code UPDATE
+ * <table> SET ... [WHERE ...]}, {@link #relations} {@code SELECT * FROM <relations>} (null without
+ * FROM), {@link #cte} the WITH clause over {@code SELECT 1} (null without one), {@link #explain} the
+ * {@code EXPLAIN [mode]} head over {@code SELECT 1} (null without one).
  *
  * <p>Each text is the statement itself with the parts it does not hold blanked (newlines kept), so a
  * parse error points at the user's line and column. Keywords count only outside quotes, backquotes,
  * comments and parentheses; any other statement gives null, and goes to Spark's parser untouched.
  */
-record UpdateFromText(String update, String relations, String explain) {
+record UpdateFromText(String update, String relations, String cte, String explain) {
 
   private static final String SELECT_FROM = "SELECT * FROM";
   private static final String SELECT_ONE = " SELECT 1";
 
-  /** The statement's pieces, or null when {@code sql} is not an {@code UPDATE ... FROM}. */
+  /** The statement's pieces, or null when {@code sql} is not an UPDATE with a FROM or a WITH clause. */
   static UpdateFromText of(String sql) {
     Scan scan = new Scan(sql);
     int first = scan.nextWord(0);
@@ -40,7 +42,8 @@ record UpdateFromText(String update, String relations, String explain) {
       start = next;
     }
     int update = start;
-    if (scan.wordAt(start, "WITH")) {
+    boolean withClause = scan.wordAt(start, "WITH");
+    if (withClause) {
       update = scan.firstStatementWord(scan.wordEnd(start));
       if (update < 0 || !scan.wordAt(update, "UPDATE")) {
         return null;
@@ -53,23 +56,25 @@ record UpdateFromText(String update, String relations, String explain) {
       return null;
     }
     int from = scan.topLevelWord(scan.wordEnd(set), "FROM");
-    if (from < 0) {
+    if (from < 0 && !withClause) {
       return null; // a plain UPDATE: Spark's own statement
     }
-    int where = scan.topLevelWord(scan.wordEnd(from), "WHERE");
     int end = scan.end();
+    int where = scan.topLevelWord(scan.wordEnd(from < 0 ? set : from), "WHERE");
     int whereOrEnd = where < 0 ? end : where;
+    int fromOrWhere = from < 0 ? whereOrEnd : from;
 
     StringBuilder updateText = new StringBuilder(blank(sql, 0, update));
-    updateText.append(sql, update, from).append(blank(sql, from, whereOrEnd)).append(sql, whereOrEnd, end);
+    updateText.append(sql, update, fromOrWhere).append(blank(sql, fromOrWhere, whereOrEnd)).append(sql, whereOrEnd, end);
 
-    StringBuilder relationsText = new StringBuilder(blank(sql, 0, start));
-    relationsText.append(sql, start, update);
-    relationsText.append(selectFrom(blank(sql, update, scan.wordEnd(from))));
-    relationsText.append(sql, scan.wordEnd(from), whereOrEnd).append(blank(sql, whereOrEnd, end));
-
+    String relationsText = null;
+    if (from >= 0) {
+      relationsText = blank(sql, 0, update) + selectFrom(blank(sql, update, scan.wordEnd(from)))
+          + sql.substring(scan.wordEnd(from), whereOrEnd) + blank(sql, whereOrEnd, end);
+    }
+    String cteText = withClause ? blank(sql, 0, start) + sql.substring(start, update) + SELECT_ONE : null;
     String explainText = explainEnd < 0 ? null : sql.substring(0, explainEnd) + SELECT_ONE;
-    return new UpdateFromText(updateText.toString(), relationsText.toString(), explainText);
+    return new UpdateFromText(updateText.toString(), relationsText, cteText, explainText);
   }
 
   /**

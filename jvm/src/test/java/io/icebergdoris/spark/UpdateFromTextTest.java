@@ -44,11 +44,21 @@ class UpdateFromTextTest {
   }
 
   @Test
-  void withClauseGoesWithTheRelations() {
+  void withClauseIsAPieceOfItsOwn() {
     UpdateFromText text = UpdateFromText.of("WITH c AS (SELECT id FROM t3) UPDATE t1 AS a SET c1 = t2.c1 FROM t2 JOIN c "
         + "ON t2.id = c.id WHERE a.id = t2.id");
     assertEquals("UPDATE t1 AS a SET c1 = t2.c1 WHERE a.id = t2.id", squeezed(text.update()));
-    assertEquals("WITH c AS (SELECT id FROM t3) SELECT * FROM t2 JOIN c ON t2.id = c.id", squeezed(text.relations()));
+    assertEquals("SELECT * FROM t2 JOIN c ON t2.id = c.id", squeezed(text.relations()));
+    assertEquals("WITH c AS (SELECT id FROM t3) SELECT 1", squeezed(text.cte()));
+  }
+
+  @Test
+  void withClauseTakesAPlainUpdateToo() {
+    // Doris: `cte? UPDATE ... fromClause? whereClause?`; Spark 3.5 would hide the UPDATE under the WITH.
+    UpdateFromText text = UpdateFromText.of("WITH c AS (SELECT 1 AS id) UPDATE t SET v = 2 WHERE id IN (SELECT id FROM c)");
+    assertEquals("UPDATE t SET v = 2 WHERE id IN (SELECT id FROM c)", squeezed(text.update()));
+    assertNull(text.relations());
+    assertEquals("WITH c AS (SELECT 1 AS id) SELECT 1", squeezed(text.cte()));
   }
 
   @Test
