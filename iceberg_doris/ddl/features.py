@@ -122,10 +122,11 @@ COLUMN_FEATURES: dict[str, Feature] = _table(
         "aggregate type",
         "SUM, MAX, MIN, REPLACE, REPLACE_IF_NOT_NULL; HLL_UNION, BITMAP_UNION, QUANTILE_UNION and GENERIC are refused",
     ),
-    _refused(
+    _as_doris(
         "generated expression",
-        "generated columns (AS (expr)) are not computed by loads; load the value yourself "
-        "(doris.load(..., columns => 'c = expr'))",
+        "[GENERATED ALWAYS] AS (expr), a Spark SQL expression checked by Spark at create_table with Doris's "
+        "rules; every load computes the column, in column order (a value a load gives it is not used; INSERT "
+        "naming it is refused)",
     ),
     _as_doris(
         "NULL/NOT NULL",

@@ -54,6 +54,12 @@ class ColumnModel:
     #: ``ON UPDATE CURRENT_TIMESTAMP``: an update that does not set the column sets it to the
     #: load's time (its default), where it would otherwise keep the stored value
     on_update: bool = False
+    #: ``[GENERATED ALWAYS] AS (expr)``: the Spark SQL expression every load computes the column
+    #: from (over the table's other columns); a load's own value for it is not used
+    generated: str | None = None
+    #: the ordinary (not generated) columns ``generated`` reads, found by Spark at create_table:
+    #: a partial update must supply them (Doris's rule)
+    generated_refs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -223,6 +229,7 @@ def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> Col
         default=column.default,
         comment=column.comment,
         on_update=column.on_update_current_timestamp,
+        generated=column.generated,
     )
 
 

@@ -92,6 +92,8 @@ def model_from_properties(properties: Mapping[str, str], schema_columns: list[Co
                 default=saved.get("default"),
                 comment=column.comment,
                 on_update=bool(saved.get("on_update", False)),
+                generated=saved.get("generated"),
+                generated_refs=tuple(saved.get("generated_refs", ())),
             )
         )
     try:
@@ -146,4 +148,7 @@ def _column_json(column: ColumnModel) -> dict[str, object]:
         data["default"] = column.default
     if column.on_update:
         data["on_update"] = True
+    if column.generated is not None:
+        data["generated"] = column.generated
+        data["generated_refs"] = list(column.generated_refs)
     return data

@@ -37,6 +37,7 @@ from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.names.rules import check_label
 from iceberg_doris.operations import progress, temp_partitions
+from iceberg_doris.operations.generated_columns import check_insert_names, partial_supplied
 from iceberg_doris.operations.load.checks import (
     check_batch_new,
     check_keys_supplied,
@@ -201,6 +202,8 @@ def load_once(
         # Doris fills the columns a partial update of an aggregate table leaves out with NULL, not
         # their defaults: the stored values stay through the aggregation.
         targets = [dataclasses.replace(t, default=None) for t in targets]
+    if request.origin.insert_statement:
+        check_insert_names(model, handle.name.name, list(frame.columns))
     if mapping is None and request.partial_columns:
         check_partial_names(frame, targets)
     if mapping is None and not request.partial_columns:
@@ -210,7 +213,7 @@ def load_once(
     extra = None
     if model.keys_model is not KeysModel.DUPLICATE:
         given = loaded_columns(frame, targets, mapping)
-        supplied = given if request.partial_columns else tuple(t.name for t in targets)
+        supplied = partial_supplied(model, given) if request.partial_columns else tuple(t.name for t in targets)
         keyed = KeyedLoadShape(
             model, tuple(supplied), request.partial_columns, request.strict_mode,
             insert_statement=request.origin.insert_statement,

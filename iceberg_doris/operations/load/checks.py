@@ -172,6 +172,7 @@ def target_column(column: ColumnModel) -> TargetColumn:
         max_value=high,
         default=column.default,
         datetime_scale=datetime_scale(doris),
+        generated=column.generated,
     )
 
 
