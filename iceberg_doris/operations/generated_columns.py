@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.spark_runtime import expression_calls, select_sql
 from iceberg_doris.errors import InvalidTableDefinitionError, LoadError
-from iceberg_doris.spark_session.java_errors import spark_error_message
+from iceberg_doris.spark_session.java_errors import error_class, spark_error_message
 from iceberg_doris.table_model.model import ColumnModel, DorisTableModel
 
 if TYPE_CHECKING:
@@ -76,8 +76,7 @@ def _checked(relation: "DataFrame", column: ColumnModel) -> tuple[str, ...]:
 
 def _unresolved_column(exc: BaseException) -> str | None:
     """The name Spark could not resolve, if that is the error."""
-    condition = getattr(exc, "getErrorClass", lambda: None)() or ""
-    if not str(condition).startswith("UNRESOLVED_COLUMN"):
+    if not str(error_class(exc) or "").startswith("UNRESOLVED_COLUMN"):
         return None
     parameters = getattr(exc, "getMessageParameters", lambda: None)() or {}
     name = str(parameters.get("objectName", ""))
