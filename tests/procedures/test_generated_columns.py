@@ -142,3 +142,14 @@ def test_describe_shows_the_expression(spark, namespace):
     columns = {r[1]: r[2] for r in doris.describe(spark, table=table) if r[0] == "column"}
     assert columns["c"] == "DOUBLE GENERATED ALWAYS AS (abs(a+b)) NOT NULL"
     assert columns["d"] == "INT GENERATED ALWAYS AS (c+1) NULL"
+
+
+@pytest.mark.usefixtures("spark_statements")
+def test_update_computes_the_column_again(spark, namespace, py_catalog):
+    # test_generated_column_nereids.groovy, test_gen_col_update: UPDATE sets b, c follows
+    # (test_generated_column_nereids.out, test_update_generated_column: 1 20 21).
+    table = create(spark, namespace, "test_gen_col_update", "(a int, b int, c int as (a+b))", "UNIQUE KEY(a) DISTRIBUTED BY HASH(a)")
+    spark.sql(f"INSERT INTO {table} (a, b) VALUES (1, 3)")
+    spark.sql(f"UPDATE {table} SET b = 20")
+    assert rows(spark, table) == [(1, 20, 21)]
+    readers_agree(spark, py_catalog, table)
