@@ -145,11 +145,29 @@ def test_describe_shows_the_expression(spark, namespace):
 
 
 @pytest.mark.usefixtures("spark_statements")
-def test_update_computes_the_column_again(spark, namespace, py_catalog):
-    # test_generated_column_nereids.groovy, test_gen_col_update: UPDATE sets b, c follows
-    # (test_generated_column_nereids.out, test_update_generated_column: 1 20 21).
-    table = create(spark, namespace, "test_gen_col_update", "(a int, b int, c int as (a+b))", "UNIQUE KEY(a) DISTRIBUTED BY HASH(a)")
-    spark.sql(f"INSERT INTO {table} (a, b) VALUES (1, 3)")
-    spark.sql(f"UPDATE {table} SET b = 20")
-    assert rows(spark, table) == [(1, 20, 21)]
+def test_update_and_merge_compute_the_columns_again_and_refuse_a_value_for_them(spark, namespace, py_catalog):
+    # test_update_generated_column.groovy, test_gen_col_update_unique; the expected rows are
+    # test_update_generated_column.out (update_select, update_use_expr_select).
+    table = create(spark, namespace, "test_gen_col_update_unique", REFER, "UNIQUE KEY(a) DISTRIBUTED BY HASH(a)")
+    spark.sql(f"INSERT INTO {table} (a, b) VALUES (3, 5)")
+    spark.sql(f"INSERT INTO {table} (a, b) VALUES (4, 5)")
+    spark.sql(f"UPDATE {table} SET b = 10")
+    assert rows(spark, table) == [(3, 13.0, 10, 14), (4, 14.0, 10, 15)]
+    spark.sql(f"UPDATE {table} SET b = a + 100 WHERE a = 3")
+    assert rows(spark, table) == [(3, 106.0, 103, 107), (4, 14.0, 10, 15)]
+    with pytest.raises(IllegalArgumentException, match="^The value specified for generated column 'c' in table "
+                                                       "'test_gen_col_update_unique' is not allowed."):
+        spark.sql(f"UPDATE {table} SET c = 100")
+
+    # MERGE INTO (merge-on-write UNIQUE KEY): an update and an insert that do not name c and d
+    # compute them; naming one is refused as UPDATE refuses it.
+    spark.sql(f"""
+        MERGE INTO {table} t USING (SELECT * FROM VALUES (4, 1), (7, 2) AS s(a, b)) s ON t.a = s.a
+        WHEN MATCHED THEN UPDATE SET b = s.b
+        WHEN NOT MATCHED THEN INSERT (a, b) VALUES (s.a, s.b)
+    """)
+    assert rows(spark, table) == [(3, 106.0, 103, 107), (4, 5.0, 1, 6), (7, 9.0, 2, 10)]
+    with pytest.raises(IllegalArgumentException, match="^The value specified for generated column 'd'"):
+        spark.sql(f"MERGE INTO {table} t USING (SELECT 8 AS a) s ON t.a = s.a "
+                  "WHEN NOT MATCHED THEN INSERT (a, b, d) VALUES (s.a, 1, 2)")
     readers_agree(spark, py_catalog, table)

@@ -223,6 +223,9 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
               + "updates only the value columns of a UNIQUE KEY table. Delete the row and insert it with the new key.");
         }
       }
+      if (target.generated(column)) {
+        throw target.generatedValue(column);
+      }
       assigned.put(column.toLowerCase(java.util.Locale.ROOT), assignment.value());
     }
     LogicalPlan table = update.table();
