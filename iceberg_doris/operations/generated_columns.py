@@ -98,7 +98,7 @@ def check_insert_names(model: DorisTableModel, table: str, names: list[str]) -> 
         if column.generated is not None and column.name.lower() in given:
             raise LoadError(
                 f"The value specified for generated column '{column.name}' in table '{table}' is not allowed. "
-                "Leave the column out of the INSERT's column list: every load computes it"
+                "Leave the column out of the INSERT's column list (INSERT INTO t (a, b) ...): every load computes it"
             )
 
 
