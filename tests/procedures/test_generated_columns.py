@@ -171,3 +171,24 @@ def test_update_and_merge_compute_the_columns_again_and_refuse_a_value_for_them(
         spark.sql(f"MERGE INTO {table} t USING (SELECT 8 AS a) s ON t.a = s.a "
                   "WHEN NOT MATCHED THEN INSERT (a, b, d) VALUES (s.a, 1, 2)")
     readers_agree(spark, py_catalog, table)
+
+
+@pytest.mark.usefixtures("spark_statements")
+def test_aggregate_tables_aggregate_the_computed_values(spark, namespace, py_catalog):
+    # test_generated_column_nereids.groovy: agg_gen_col_key (a generated key column) and
+    # agg_gen_col_replace_if_not_null (a REPLACE_IF_NOT_NULL generated value); the expected rows
+    # are test_generated_column_nereids.out, test_agg_key and agg_replace_null.
+    key = create(spark, namespace, "agg_gen_col_key", "(a int, b int, c int as (a+b), d int sum)",
+                 "AGGREGATE KEY(a, b, c) DISTRIBUTED BY HASH(a)")
+    spark.sql(f"INSERT INTO {key} (a, b) VALUES (1, 2)")
+    spark.sql(f"INSERT INTO {key} (a, b, d) VALUES (1, 2, 6)")
+    assert rows(spark, key) == [(1, 2, 3, 6)]
+    replace = create(
+        spark, namespace, "agg_gen_col_replace_if_not_null",
+        "(a int, b int, c int as (a+b), d int REPLACE_IF_NOT_NULL as (c+1), f int sum default 10)",
+        "AGGREGATE KEY(a, b, c) DISTRIBUTED BY HASH(a)",
+    )
+    spark.sql(f"INSERT INTO {replace} (a, b, f) VALUES (1, 2, 3)")
+    spark.sql(f"INSERT INTO {replace} (a, b) VALUES (1, 2)")
+    assert rows(spark, replace) == [(1, 2, 3, 4, 13)]
+    readers_agree(spark, py_catalog, replace)
