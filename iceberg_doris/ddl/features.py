@@ -162,10 +162,10 @@ PROPERTY_FEATURES: dict[str, Feature] = _table(
         "how long dropped partitions stay recoverable (Doris's FE setting, per table here)",
     ),
     _as_doris("format-version", "the Iceberg format version (2 or 3) of the new table"),
-    _refused(
+    _as_doris(
         "partition.retention_count",
-        "old auto partitions would not be dropped; drop them with doris.drop_partition, or use "
-        "dynamic_partition.start on a dynamic-partition table",
+        "AUTO RANGE tables only, not with dynamic_partition.*, a count > 0 (Doris's messages); each "
+        "doris.run_dynamic_partition pass drops the history partitions beyond the newest N into the recycle bin",
     ),
     _refused(
         "enable_unique_key_skip_bitmap_column",

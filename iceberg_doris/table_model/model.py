@@ -24,10 +24,13 @@ from iceberg_doris.ddl import (
 )
 from iceberg_doris.errors import InvalidTableDefinitionError
 from iceberg_doris.partitioning import (
+    RETENTION_COUNT,
     DynamicPartitionConfig,
     PartitionColumnType,
     PartitionSet,
     apply_dynamic_plan,
+    check_retention_on_create,
+    parse_retention_count,
     plan_dynamic_partitions,
     validate_auto_range_column,
     validate_dynamic_properties,
@@ -125,8 +128,18 @@ class DorisTableModel:
     def is_partitioned(self) -> bool:
         return self.partitions is not None
 
+    @property
+    def is_auto_range(self) -> bool:
+        return self.auto_partition is not None and self.auto_partition.kind == "RANGE"
+
     def property(self, key: str, default: str | None = None) -> str | None:
         return self.properties.get(key.lower(), default)
+
+    def retention_count(self) -> int | None:
+        """``partition.retention_count``: how many history partitions a scheduler pass keeps
+        (None: the table keeps them all)."""
+        text = self.property(RETENTION_COUNT)
+        return None if text is None else parse_retention_count(text)
 
     def dynamic_partition(self) -> DynamicPartitionConfig | None:
         """The validated dynamic-partition config, or None when the table has none."""
@@ -182,6 +195,8 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
         distribution = Distribution(d.kind, tuple(d.columns), d.buckets)
     auto = None
     partitions = None
+    desc = definition.partition
+    check_retention_on_create(properties, auto_range=desc is not None and desc.auto and desc.kind == "RANGE")
     dynamic_keys = any(key.startswith("dynamic_partition.") for key in properties)
     if dynamic_keys and (definition.partition is None or definition.partition.kind != "RANGE"):
         # Doris's CREATE TABLE refuses them on unpartitioned and LIST tables with this message

@@ -31,17 +31,17 @@ def test_refused_column_attributes_create_nothing(spark, namespace):
     assert _tables(spark, namespace) == []
 
 
-def test_partition_retention_count_and_unknown_properties_are_refused(spark, namespace):
-    # partition_p0/auto_partition/test_auto_partition_retention_restart.groovy
-    with pytest.raises(InvalidTableDefinitionError, match='^Property "partition.retention_count" is not supported'):
+def test_partition_retention_count_off_auto_range_and_unknown_properties_are_refused(spark, namespace):
+    # partition_p0/auto_partition/test_auto_new_recycle.groovy
+    with pytest.raises(InvalidTableDefinitionError, match="^Only AUTO RANGE PARTITION table could set partition.retention_count$"):
         doris.create_table(spark, ddl=(
             f"CREATE TABLE {namespace}.recycle (k0 datetime(6) NOT NULL) "
-            "AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) () DISTRIBUTED BY HASH(k0) BUCKETS 1 "
-            'PROPERTIES ("partition.retention_count" = "3")'
+            "AUTO PARTITION BY LIST (k0) () DISTRIBUTED BY HASH(k0) BUCKETS 1 "
+            'PROPERTIES ("replication_num" = "1", "partition.retention_count" = "3")'
         ))
     table = f"{namespace}.flat"
     doris.create_table(spark, ddl=f'CREATE TABLE {table} (k INT) PROPERTIES ("replication_num" = "1")')
-    with pytest.raises(InvalidTableDefinitionError, match='^Property "partition.retention_count" is not supported'):
+    with pytest.raises(InvalidTableDefinitionError, match="^Only AUTO RANGE PARTITION table could set partition.retention_count$"):
         doris.set_properties(spark, table=table, properties={"partition.retention_count": "3"})
     with pytest.raises(InvalidTableDefinitionError, match=r"^Unknown properties: \{no_such_thing=1\}"):
         doris.set_properties(spark, table=table, properties={"no_such_thing": "1"})
