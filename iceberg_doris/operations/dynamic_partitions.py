@@ -39,7 +39,7 @@ RETENTION_OPERATION = "drop history partitions"
 def run_dynamic_partition(spark: "SparkSession", table: str | None = None) -> list[DynamicPartitionChange]:
     """One scheduler pass over ``table``, or over every table with dynamic partitions enabled or a
     retention count (a table whose pass fails gets an ERROR line; the others still get their pass)."""
-    names = [table] if table else tables_with_any_property(IcebergJava(spark), {ENABLE_KEY: "true", RETENTION_KEY: None})
+    names = [table] if table else scheduled_tables(spark)
     changes: list[DynamicPartitionChange] = []
     for name in names:
         try:
@@ -50,6 +50,11 @@ def run_dynamic_partition(spark: "SparkSession", table: str | None = None) -> li
             log.warning("dynamic partition pass on %s failed: %s", name, error)
             changes.append(DynamicPartitionChange(name, "ERROR", None, None, str(error)))
     return changes
+
+
+def scheduled_tables(spark: "SparkSession") -> list[str]:
+    """The tables a pass without a table visits: dynamic partitions enabled, or a retention count."""
+    return tables_with_any_property(IcebergJava(spark), {ENABLE_KEY: "true", RETENTION_KEY: None})
 
 
 def run_pass(handle: DorisTable, now: dt.datetime) -> list[DynamicPartitionChange]:

@@ -133,6 +133,7 @@ __all__ = [
     "validate_auto_range_column",
     "validate_date_trunc_unit",
     "validate_dynamic_properties",
+    # partition.retention_count
     "RETENTION_COUNT",
     "check_retention_on_alter",
     "check_retention_on_create",

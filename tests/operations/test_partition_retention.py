@@ -11,10 +11,8 @@ import datetime as dt
 import pytest
 
 from iceberg_doris import doris
-from iceberg_doris.engine.iceberg_java import IcebergJava
-from iceberg_doris.engine.iceberg_tables import tables_with_any_property
 from iceberg_doris.errors import InvalidTableDefinitionError
-from iceberg_doris.operations.dynamic_partitions import RETENTION_KEY
+from iceberg_doris.operations.dynamic_partitions import scheduled_tables
 from iceberg_doris.partitioning import resolve_time_zone
 from iceberg_doris.partitioning.dynamic_partition.time_zones import system_time_zone
 from tests.concurrency import values
@@ -41,7 +39,9 @@ def noon_rows(days: list[dt.date], copies: int = 1) -> str:
 
 def create(spark, table: str, properties: str = "") -> None:
     props = f"PROPERTIES ({properties})" if properties else ""
-    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k0 DATETIME NOT NULL, n INT NOT NULL) DUPLICATE KEY(k0) {AUTO_DAY} {props}")
+    doris.create_table(
+        spark, ddl=f"CREATE TABLE {table} (k0 DATETIME NOT NULL, n INT NOT NULL) DUPLICATE KEY(k0) {AUTO_DAY} {props}"
+    )
 
 
 def partition_names(spark, table: str) -> list[str]:
@@ -95,7 +95,8 @@ def test_setting_the_count_later_and_changing_it(spark, namespace):
     [change] = doris.set_properties(spark, table=table, properties={"partition.retention_count": "3"})
     assert (change.property, change.old_value, change.new_value) == ("partition.retention_count", None, "3")
     assert len(partition_names(spark, table)) == 12  # set_properties drops nothing; the pass does
-    assert table in tables_with_any_property(IcebergJava(spark), {RETENTION_KEY: None})  # a pass over all tables finds it
+    # A pass over every table (no table given) visits it.
+    assert table in scheduled_tables(spark)
     assert len(doris.run_dynamic_partition(spark, table=table)) == 9
     assert partition_names(spark, table) == [name(d) for d in days[-3:]]
 
@@ -132,7 +133,8 @@ def test_set_properties_refuses_what_doris_refuses_and_changes_nothing(spark, na
     assert not any(key.startswith("dynamic_partition.") for key in described)
 
     # CREATE TABLE with both, as Doris's first case.
-    with pytest.raises(InvalidTableDefinitionError, match="^Please remove dynamic_partition properties when partition.retention_count enabled$"):
+    remove = "^Please remove dynamic_partition properties when partition.retention_count enabled$"
+    with pytest.raises(InvalidTableDefinitionError, match=remove):
         create(spark, f"{namespace}.both", '"dynamic_partition.enable" = "true", "dynamic_partition.time_unit" = "DAY", '
                '"dynamic_partition.start" = "-1", "dynamic_partition.end" = "2", "dynamic_partition.prefix" = "p", '
                '"dynamic_partition.create_history_partition" = "true", "partition.retention_count" = "3"')
