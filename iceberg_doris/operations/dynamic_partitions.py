@@ -107,4 +107,4 @@ def run_retention_pass(handle: DorisTable, now: dt.datetime) -> list[DynamicPart
             DynamicPartitionChange(table, "DROP", p.name, p.range_text(), None) for p in expired
         ]
 
-    return commit_model_change(handle, change, operation="drop history partitions of").result
+    return commit_model_change(handle, change, operation="run dynamic partitions on").result
