@@ -145,6 +145,20 @@ def keyed_source(spark: "SparkSession", handle: DorisTable, request: LoadRequest
         return None
 
 
+def partial_update(handle: DorisTable, request: LoadRequest) -> bool:
+    """Whether the load updates only the columns it names: asked for (``partial_columns``) or made
+    so by the INSERT statement's session, on merge-on-write UNIQUE KEY tables and on AGGREGATE KEY
+    tables (Doris's enable_agg_key_partial_update: the columns left out are NULL, which
+    REPLACE_IF_NOT_NULL, SUM, MAX and MIN keep the stored value for). Elsewhere Doris's partial
+    update has no effect: the load writes whole rows, the columns it leaves out taking their
+    defaults or NULL."""
+    model = handle.model
+    asked = request.partial_columns or model.keys_model.value in request.origin.partial_update_models
+    if model.keys_model is KeysModel.AGGREGATE:
+        return asked
+    return asked and model.merge_on_write
+
+
 def load_once(
     spark: "SparkSession", handle: DorisTable, request: LoadRequest,
     *, serialised: bool = False, source: "DataFrame | None" = None,
@@ -157,9 +171,7 @@ def load_once(
     request = dataclasses.replace(
         request, partitions=handle.stored_partition_names(request.partitions),
         temporary_partitions=handle.stored_partition_names(request.temporary_partitions, temporary=True),
-        # Doris: enable_unique_key_partial_update has no effect outside merge-on-write UNIQUE tables;
-        # the load writes whole rows, the columns it leaves out taking their defaults or NULL.
-        partial_columns=request.partial_columns and handle.model.merge_on_write,
+        partial_columns=partial_update(handle, request),
     )
     check_load_request(handle, request)
     label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
@@ -185,6 +197,10 @@ def load_once(
     check_sequence_named(handle, request)
     model = handle.model
     targets = [target_column(c) for c in model.loadable_columns]
+    if request.partial_columns and model.keys_model is KeysModel.AGGREGATE:
+        # Doris fills the columns a partial update of an aggregate table leaves out with NULL, not
+        # their defaults: the stored values stay through the aggregation.
+        targets = [dataclasses.replace(t, default=None) for t in targets]
     if mapping is None and request.partial_columns:
         check_partial_names(frame, targets)
     if mapping is None and not request.partial_columns:
@@ -209,7 +225,7 @@ def load_once(
     )
     if request.merge_type is MergeType.NEGATIVE:
         prepared = negated(prepared, model)
-    if keyed is not None and keyed.partial and request.strict_mode:
+    if keyed is not None and keyed.partial and request.strict_mode and model.keys_model is KeysModel.UNIQUE:
         # New keys are filtered rows, as in Doris; a temp partition holds keys of its own.
         branches = [temp_partitions.branch_name(p) for p in request.temporary_partitions or ()]
         prepared = filter_new_keys(handle, prepared, branches)
