@@ -567,7 +567,7 @@ def partial_check_needed(shape: plan.KeyedLoadShape) -> bool:
 def _required_unmentioned(shape: plan.KeyedLoadShape) -> list[str]:
     return [
         c.name for c in shape.model.loadable_columns
-        if c.name not in shape.supplied and not c.nullable and c.default is None
+        if c.name not in shape.supplied and not c.nullable and c.default is None and not c.auto_increment
     ]
 
 
