@@ -273,7 +273,7 @@ def create_table(
 ) -> list[Row]:
     """Creates an Iceberg table from a Doris CREATE TABLE statement (models, partitions, properties).
 
-    Accepts DUPLICATE/UNIQUE/AGGREGATE KEY models, RANGE/LIST/AUTO partitions, DISTRIBUTED BY, and PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). Nothing is accepted and ignored: each clause, column attribute and property is implemented as Doris has it, kept as a storage setting with no effect on rows (replication_num, storage_medium, ...), or refused by name (AUTO_INCREMENT, generated columns, TEMPORARY, partition.retention_count, unknown properties); docs/doris-features.md lists them. The table name is db.tbl (or the current namespace); table and database names follow Doris's rule (a letter, then letters, digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table.
+    Accepts DUPLICATE/UNIQUE/AGGREGATE KEY models, RANGE/LIST/AUTO partitions, DISTRIBUTED BY, and PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). Nothing is accepted and ignored: each clause, column attribute and property is implemented as Doris has it, kept as a storage setting with no effect on rows (replication_num, storage_medium, ...), or refused by name (generated columns, TEMPORARY, partition.retention_count, unknown properties); docs/doris-features.md lists them. The table name is db.tbl (or the current namespace); table and database names follow Doris's rule (a letter, then letters, digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table.
 
     SQL: CALL doris.create_table(ddl string)
 

@@ -191,3 +191,25 @@ def test_a_catalog_without_a_shared_database_is_refused_by_name(spark, namespace
             create(spark, namespace, "nowhere", KEY_COLUMNS, "`id`")
     finally:
         spark.conf.set(key, uri)
+
+
+def test_spark_statements_on_an_auto_increment_table(spark_statements, namespace):
+    spark = spark_statements
+    # test_unique_table_auto_inc.groovy, table8 and table9: INSERT with a column list leaving id out
+    names = create(spark, namespace, "names", "`id` BIGINT NOT NULL AUTO_INCREMENT, `name` varchar(65533) NOT NULL", "`id`")
+    spark.sql(f"INSERT INTO {names} (name) VALUES ('a'), ('b'), ('c')")
+    assert rows(spark, f"SELECT * FROM {names} ORDER BY id, name") == [(1, "a"), (2, "b"), (3, "c")]
+    # table11: UPDATE of another column keeps the ids; table12: INSERT ... SELECT of a stored id replaces its row
+    region = create(spark, namespace, "region", "`r_regionkey` bigint(20) NOT NULL AUTO_INCREMENT, "
+                    "`r_name` varchar(25) NOT NULL, `r_comment` varchar(152) NULL", "`r_regionkey`",
+                    props='PROPERTIES ("replication_allocation" = "tag.location.default: 1")')
+    spark.sql(f"INSERT INTO {region} VALUES (0, 'AFRICA', 'a'), (1, 'AMERICA', 'b'), (2, 'ASIA', 'c'), "
+              "(3, 'EUROPE', 'd'), (4, 'MIDDLE EAST', 'e')")
+    spark.sql(f"UPDATE {region} SET r_comment = 'foobar' WHERE r_regionkey <= 10")
+    assert rows(spark, f"SELECT * FROM {region} ORDER BY r_regionkey") == [
+        (0, "AFRICA", "foobar"), (1, "AMERICA", "foobar"), (2, "ASIA", "foobar"), (3, "EUROPE", "foobar"),
+        (4, "MIDDLE EAST", "foobar"),
+    ]
+    spark.sql(f"INSERT INTO {region} SELECT r_regionkey, 'test1', 'test2' FROM {region} WHERE r_regionkey = 3")
+    assert rows(spark, f"SELECT * FROM {region} WHERE r_regionkey = 3") == [(3, "test1", "test2")]
+    assert rows(spark, f"SELECT count(*) FROM {region}") == [(5,)]
