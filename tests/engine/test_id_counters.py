@@ -20,9 +20,11 @@ OTHER = "0b9e4a43-2a43-4b8e-bb2c-7d6a9a6a3f10"
 
 
 @pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
+def postgres_counters() -> Iterator[PostgresCounters]:
+    """Counters in a real PostgreSQL server's database, as a PostgreSQL catalog's settings reach it."""
     with postgres_server() as url:
-        yield url
+        settings = CatalogSettings.resolve(catalog_uri=url)
+        yield PostgresCounters(postgres_parameters(settings.jdbc_uri, settings.jdbc_user, settings.jdbc_password), timeout=60)
 
 
 def sqlite_counters(tmp_path: Path) -> SqliteCounters:
@@ -33,11 +35,7 @@ def sqlite_counters(tmp_path: Path) -> SqliteCounters:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def counters(request, tmp_path):
-    if request.param == "sqlite":
-        return sqlite_counters(tmp_path)
-    settings = CatalogSettings.resolve(catalog_uri=request.getfixturevalue("postgres_url"))
-    parameters = postgres_parameters(settings.jdbc_uri, settings.jdbc_user, settings.jdbc_password)
-    return PostgresCounters(parameters, timeout=60)
+    return sqlite_counters(tmp_path) if request.param == "sqlite" else request.getfixturevalue("postgres_counters")
 
 
 def test_the_first_block_starts_at_the_start_value_and_blocks_follow(counters):
