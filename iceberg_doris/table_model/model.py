@@ -57,6 +57,13 @@ class ColumnModel:
     #: ``ON UPDATE CURRENT_TIMESTAMP``: an update that does not set the column sets it to the
     #: load's time (its default), where it would otherwise keep the stored value
     on_update: bool = False
+    #: ``AUTO_INCREMENT[(start)]``: the first value loads generate (Doris's default start is 1);
+    #: None for any other column
+    auto_increment_start: int | None = None
+
+    @property
+    def auto_increment(self) -> bool:
+        return self.auto_increment_start is not None
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,11 @@ class DorisTableModel:
     @property
     def value_columns(self) -> tuple[ColumnModel, ...]:
         return tuple(c for c in self.columns if not c.is_key)
+
+    @property
+    def auto_increment_column(self) -> ColumnModel | None:
+        """The table's ``AUTO_INCREMENT`` column (Doris allows one), if it has one."""
+        return next((c for c in self.columns if c.auto_increment), None)
 
     @property
     def loadable_columns(self) -> tuple[ColumnModel, ...]:
@@ -238,6 +250,8 @@ def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> Col
         default=column.default,
         comment=column.comment,
         on_update=column.on_update_current_timestamp,
+        auto_increment_start=(1 if column.auto_increment_start is None else column.auto_increment_start)
+        if column.auto_increment else None,
     )
 
 

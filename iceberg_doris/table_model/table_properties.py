@@ -92,6 +92,7 @@ def model_from_properties(properties: Mapping[str, str], schema_columns: list[Co
                 default=saved.get("default"),
                 comment=column.comment,
                 on_update=bool(saved.get("on_update", False)),
+                auto_increment_start=saved.get("auto_increment"),
             )
         )
     try:
@@ -146,4 +147,6 @@ def _column_json(column: ColumnModel) -> dict[str, object]:
         data["default"] = column.default
     if column.on_update:
         data["on_update"] = True
+    if column.auto_increment_start is not None:
+        data["auto_increment"] = column.auto_increment_start
     return data

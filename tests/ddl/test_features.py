@@ -162,16 +162,6 @@ def test_each_column_attribute_is_implemented_or_refused_by_name(attribute):
         parse_create_table(sql)
 
 
-def test_auto_increment_start_on_a_value_column_is_refused_too():
-    # regression-test/suites/data_model_p0/unique/test_unique_table_auto_inc.groovy ("auto-increment column is value")
-    message = _refusal(
-        "CREATE TABLE t (`name` varchar(65533) NOT NULL, `value` int(11) NOT NULL, "
-        "`id` BIGINT NOT NULL AUTO_INCREMENT(100)) UNIQUE KEY(`name`, `value`) "
-        "DISTRIBUTED BY HASH(`name`, `value`) BUCKETS 1"
-    )
-    assert message.startswith("AUTO_INCREMENT (column id) is not supported")
-
-
 @pytest.mark.parametrize("name", sorted(PROPERTY_FEATURES))
 def test_each_property_is_implemented_kept_or_refused_by_name(name):
     feature = PROPERTY_FEATURES[name]

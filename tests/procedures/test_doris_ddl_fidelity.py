@@ -19,15 +19,18 @@ def _tables(spark, namespace: str) -> list[str]:
 
 
 def test_refused_column_attributes_create_nothing(spark, namespace):
-    # data_model_p0/unique/test_unique_table_auto_inc.groovy
+    # data_model_p0/duplicate/storage/test_dup_tab_auto_inc_col.groovy: a nullable auto-increment column
     auto_inc = (
-        f"CREATE TABLE {namespace}.auto_inc (`id` BIGINT NOT NULL AUTO_INCREMENT, `name` varchar(65533) NOT NULL, "
-        "`value` int(11) NOT NULL) ENGINE=OLAP UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 "
-        'PROPERTIES ("replication_allocation" = "tag.location.default: 1", "enable_unique_key_merge_on_write" = "true")'
+        f"CREATE TABLE {namespace}.auto_inc (`id` int(11) AUTO_INCREMENT, `value` int(11) NOT NULL) ENGINE=OLAP "
+        "DUPLICATE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 "
+        'PROPERTIES ("replication_allocation" = "tag.location.default: 1")'
     )
     with pytest.raises(IllegalArgumentException) as raised:
         spark.sql(f"CALL doris.create_table('{auto_inc}')").collect()
-    assert "AUTO_INCREMENT (column id) is not supported by iceberg-doris" in str(raised.value)
+    assert "the auto increment column should be NOT NULL." in str(raised.value)
+    with pytest.raises(IllegalArgumentException) as raised:
+        spark.sql(f"CALL doris.create_table('CREATE TABLE {namespace}.gen (a INT, b INT AS (a + 1)) DUPLICATE KEY(a)')").collect()
+    assert "generated expression (column b) is not supported by iceberg-doris" in str(raised.value)
     assert _tables(spark, namespace) == []
 
 
