@@ -69,6 +69,7 @@ class _Validator:
         self._columns()
         keys_model, keys, defaulted = self._keys()
         self._key_columns(keys_model, keys)
+        self._auto_increment(keys_model)
         props = raw.properties
         mow = self._merge_on_write(keys_model)
         self._on_update(keys_model, mow)
@@ -225,6 +226,32 @@ class _Validator:
             )
         return lowered == "true"
 
+    def _auto_increment(self, model: KeysModel) -> None:
+        """``AUTO_INCREMENT[(start)]``: Doris's checks, in its order, and its messages (the table's
+        count first, then each column: NOT NULL, BIGINT, no default, a start >= 0), from
+        regression-test/suites/data_model_p0/duplicate/storage/test_dup_tab_auto_inc_col.groovy and
+        test_dup_tab_auto_inc_start_value_col.groovy."""
+        columns = [col for col in self.raw.columns if col.auto_increment]
+        if not columns:
+            return
+        if len(columns) > 1:
+            raise InvalidTableDefinitionError("there can be at most one auto increment column in OlapTable.")
+        col = columns[0]
+        if col.nullable:
+            raise InvalidTableDefinitionError("the auto increment column should be NOT NULL.")
+        if col.type.name != "BIGINT":
+            raise InvalidTableDefinitionError("the auto increment must be BIGINT type.")
+        if col.default_kind is not None:
+            raise InvalidTableDefinitionError("the auto increment column can't have default value.")
+        if col.auto_increment_start is not None and col.auto_increment_start < 0:
+            raise InvalidTableDefinitionError("AUTO_INCREMENT start value can not be negative.")
+        if model is KeysModel.AGGREGATE:
+            # Doris's documentation: only DUPLICATE KEY and UNIQUE KEY tables have auto-increment columns.
+            raise InvalidTableDefinitionError(
+                f"AUTO_INCREMENT (column {col.name}) is supported on DUPLICATE KEY and UNIQUE KEY tables only, as in "
+                "Doris: an AGGREGATE KEY table cannot have an auto-increment column"
+            )
+
     def _on_update(self, model: KeysModel, mow: bool) -> None:
         """``ON UPDATE CURRENT_TIMESTAMP``: Doris's checks and messages (ColumnDefinition.validate,
         regression-test/suites/nereids_p0/insert_into_table/update_on_current_timestamp.groovy)."""
@@ -266,6 +293,7 @@ class _Validator:
         window and non-deterministic functions, UDFs, a type that does not cast)."""
         columns = self.raw.columns
         generated_at = {c.name.lower(): i for i, c in enumerate(columns) if c.generated is not None}
+        auto_increment = {c.name.lower() for c in columns if c.auto_increment}
         for index, col in enumerate(columns):
             if col.generated is None:
                 continue
@@ -289,6 +317,9 @@ class _Validator:
                     continue  # a function's name is not a column
                 if position > 0 and tokens[position - 1].is_op("."):
                     continue  # a struct field
+                if token.value.lower() in auto_increment:
+                    # its values are given after the row is computed
+                    raise InvalidTableDefinitionError(f"Generated column '{col.name}' cannot refer to auto-increment column.")
                 referred = generated_at.get(token.value.lower())
                 if referred is not None and referred >= index:
                     raise InvalidTableDefinitionError(

@@ -585,7 +585,7 @@ def _required_unmentioned(shape: plan.KeyedLoadShape) -> list[str]:
     aggregate = shape.model.keys_model is KeysModel.AGGREGATE
     return [
         c.name for c in shape.model.loadable_columns
-        if c.name not in shape.supplied and not c.nullable and (c.default is None or aggregate)
+        if c.name not in shape.supplied and not c.nullable and not c.auto_increment and (c.default is None or aggregate)
     ]
 
 

@@ -36,6 +36,9 @@ from iceberg_doris.errors import InvalidTableDefinitionError
          "The generated columns can be key columns, or value columns of replace and replace_if_not_null aggregation type."),
         ("create table t(a int,b int, c int as (a+b), d int sum as (c+1)) aggregate key(a,b,c) DISTRIBUTED BY HASH(a)",
          "The generated columns can be key columns, or value columns of replace and replace_if_not_null aggregation type."),
+        # test_gen_col_auto_increment
+        ("create table t(a bigint not null auto_increment, b int, c int as (a*b)) distributed by hash(a)",
+         "Generated column 'c' cannot refer to auto-increment column."),
         # test_gen_col_increment
         ("create table t(a int,b int,c int generated always as (abs(a+1)) not null auto_increment) aggregate key(a,b,c) "
          "DISTRIBUTED BY HASH(a)", "Generated columns cannot be auto_increment."),
