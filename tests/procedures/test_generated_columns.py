@@ -32,6 +32,13 @@ def rows(spark, table: str) -> list[tuple]:
     return sorted(tuple(r) for r in spark.table(table).collect())
 
 
+def inserted(spark, table: str, *statements: str) -> list[tuple]:
+    """Runs ``INSERT INTO table <statement>`` for each statement; returns the table's rows."""
+    for statement in statements:
+        spark.sql(f"INSERT INTO {table} {statement}")
+    return rows(spark, table)
+
+
 @pytest.mark.parametrize(
     ("columns", "message"),
     [
@@ -96,10 +103,8 @@ def test_a_computed_value_the_column_cannot_hold_makes_an_error_row(spark, names
 def test_insert_computes_the_columns_and_refuses_a_value_for_them(spark, namespace, py_catalog):
     # test_generated_column_nereids.groovy: gencol_refer_gencol_insert2 / insert3 (the listed columns only).
     table = create(spark, namespace, "gencol_refer_gencol", REFER)
-    spark.sql(f"INSERT INTO {table} (a, b) VALUES (5, 6)")
-    spark.sql(f"INSERT INTO {table} (b, a) VALUES (9, 2)")
     # test_generated_column_nereids.out, gencol_refer_gencol_select (of these two inserts)
-    assert rows(spark, table) == [(2, 11.0, 9, 12), (5, 11.0, 6, 12)]
+    assert inserted(spark, table, "(a, b) VALUES (5, 6)", "(b, a) VALUES (9, 2)") == [(2, 11.0, 9, 12), (5, 11.0, 6, 12)]
     # fault_tolerance_nereids.groovy, qt_common_default_test_insert_gencol
     with pytest.raises(IllegalArgumentException, match=r"^The value specified for generated column 'c' in table 'gencol_refer_gencol' "
                                         "is not allowed."):
@@ -112,20 +117,18 @@ def test_keys_may_be_generated_and_partial_updates_compute_them_again(spark, nam
     # test_generated_column_nereids.groovy, test_gen_col_unique_key2: a generated key column.
     keyed = create(spark, namespace, "unique_key2", "(a int, c int generated always as (abs(a+1)) not null, b int)",
                    "UNIQUE KEY(a, c) DISTRIBUTED BY HASH(a)")
-    spark.sql(f"INSERT INTO {keyed} (a, b) VALUES (6, 7)")
-    spark.sql(f"INSERT INTO {keyed} (a, b) VALUES (6, 7)")
-    assert rows(spark, keyed) == [(6, 7, 7)]  # gen_col_unique_key_select_is_key
+    # gen_col_unique_key_select_is_key
+    assert inserted(spark, keyed, "(a, b) VALUES (6, 7)", "(a, b) VALUES (6, 7)") == [(6, 7, 7)]
 
     # test_partial_update_generated_column.groovy: partial INSERTs recompute c and d from the new b.
     table = create(spark, namespace, "partial", "(a int, b int, c int as (a+b), d int as (c+1), e int)",
                    "UNIQUE KEY(a) DISTRIBUTED BY HASH(a)")
     spark.conf.set("spark.doris.enable_unique_key_partial_update", "true")
     try:
-        for statement in ("(a, b, e) VALUES (1, 2, 7)", "(a, b) SELECT 2, 3", "(a, b) SELECT 2, 4",
-                          "(a, b) VALUES (1, 6), (3, 6)", "(a, b) VALUES (1, 5)"):
-            spark.sql(f"INSERT INTO {table} {statement}")
+        updated = inserted(spark, table, "(a, b, e) VALUES (1, 2, 7)", "(a, b) SELECT 2, 3", "(a, b) SELECT 2, 4",
+                           "(a, b) VALUES (1, 6), (3, 6)", "(a, b) VALUES (1, 5)")
         # test_partial_update_generated_column.out, partial_update_select
-        assert rows(spark, table) == [(1, 5, 6, 7, 7), (2, 4, 6, 7, None), (3, 6, 9, 10, None)]
+        assert updated == [(1, 5, 6, 7, 7), (2, 4, 6, 7, None), (3, 6, 9, 10, None)]
         with pytest.raises(IllegalArgumentException, match="^Partial update should include all ordinary columns referenced by generated "
                                             "columns, missing: b$"):
             spark.sql(f"INSERT INTO {table} (a) VALUES (3)")
@@ -180,15 +183,11 @@ def test_aggregate_tables_aggregate_the_computed_values(spark, namespace, py_cat
     # are test_generated_column_nereids.out, test_agg_key and agg_replace_null.
     key = create(spark, namespace, "agg_gen_col_key", "(a int, b int, c int as (a+b), d int sum)",
                  "AGGREGATE KEY(a, b, c) DISTRIBUTED BY HASH(a)")
-    spark.sql(f"INSERT INTO {key} (a, b) VALUES (1, 2)")
-    spark.sql(f"INSERT INTO {key} (a, b, d) VALUES (1, 2, 6)")
-    assert rows(spark, key) == [(1, 2, 3, 6)]
+    assert inserted(spark, key, "(a, b) VALUES (1, 2)", "(a, b, d) VALUES (1, 2, 6)") == [(1, 2, 3, 6)]
     replace = create(
         spark, namespace, "agg_gen_col_replace_if_not_null",
         "(a int, b int, c int as (a+b), d int REPLACE_IF_NOT_NULL as (c+1), f int sum default 10)",
         "AGGREGATE KEY(a, b, c) DISTRIBUTED BY HASH(a)",
     )
-    spark.sql(f"INSERT INTO {replace} (a, b, f) VALUES (1, 2, 3)")
-    spark.sql(f"INSERT INTO {replace} (a, b) VALUES (1, 2)")
-    assert rows(spark, replace) == [(1, 2, 3, 4, 13)]
+    assert inserted(spark, replace, "(a, b, f) VALUES (1, 2, 3)", "(a, b) VALUES (1, 2)") == [(1, 2, 3, 4, 13)]
     readers_agree(spark, py_catalog, replace)
