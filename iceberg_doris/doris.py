@@ -273,7 +273,7 @@ def create_table(
 ) -> list[Row]:
     """Creates an Iceberg table from a Doris CREATE TABLE statement (models, partitions, properties).
 
-    Accepts DUPLICATE/UNIQUE/AGGREGATE KEY models, RANGE/LIST/AUTO partitions, DISTRIBUTED BY, and PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). Nothing is accepted and ignored: each clause, column attribute and property is implemented as Doris has it, kept as a storage setting with no effect on rows (replication_num, storage_medium, ...), or refused by name (AUTO_INCREMENT, generated columns, TEMPORARY, partition.retention_count, unknown properties); docs/doris-features.md lists them. The table name is db.tbl (or the current namespace); table and database names follow Doris's rule (a letter, then letters, digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table.
+    Accepts DUPLICATE/UNIQUE/AGGREGATE KEY models, RANGE/LIST/AUTO partitions, DISTRIBUTED BY, and PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). Nothing is accepted and ignored: each clause, column attribute and property is implemented as Doris has it, kept as a storage setting with no effect on rows (replication_num, storage_medium, ...), or refused by name (TEMPORARY, unknown properties); docs/doris-features.md lists them. partition.retention_count keeps the newest N history partitions of an AUTO RANGE table (doris.run_dynamic_partition drops the others). The table name is db.tbl (or the current namespace); table and database names follow Doris's rule (a letter, then letters, digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table.
 
     SQL: CALL doris.create_table(ddl string)
 
@@ -678,12 +678,12 @@ def run_dynamic_partition(
 ) -> list[Row]:
     """One pass of the dynamic-partition scheduler over one table or every enabled table.
 
-    Returns one row per partition created or dropped (action CREATE / DROP), and ERROR rows for tables the pass could not change (the other tables still get their pass).
+    Creates and drops dynamic partitions; on an AUTO RANGE table with partition.retention_count = N, drops the history partitions (upper bound at or before now) beyond the N newest into the recycle bin. Returns one row per partition created or dropped (action CREATE / DROP), and ERROR rows for tables the pass could not change (the other tables still get their pass).
 
     SQL: CALL doris.run_dynamic_partition(table string = NULL)
 
     Args:
-        table (string, default NULL): db.tbl; NULL for every table with dynamic_partition.enable
+        table (string, default NULL): db.tbl; NULL for every table with dynamic_partition.enable or partition.retention_count
 
     Returns rows with: table (string), action (string), partition_name (string), range (string), message (string)
     """
@@ -700,7 +700,7 @@ def set_properties(
 ) -> list[Row]:
     """Doris ALTER TABLE ... SET (...): changes table properties such as dynamic_partition.*.
 
-    dynamic_partition.* keys are validated together with the table's current ones, with Doris's messages; turning dynamic partitions on creates the partitions due now in the same commit (expired partitions are dropped only by doris.run_dynamic_partition, which reports them). Properties fixed at creation (enable_unique_key_merge_on_write, function_column.*) are refused. Storage settings (e.g. replication_num) are kept with no effect on rows; refused and unknown properties are refused by name, as at create_table (docs/doris-features.md).
+    dynamic_partition.* keys are validated together with the table's current ones, with Doris's messages; turning dynamic partitions on creates the partitions due now in the same commit (expired partitions are dropped only by doris.run_dynamic_partition, which reports them). partition.retention_count is Doris's too: AUTO RANGE tables only, never with dynamic_partition.*, a count > 0; doris.run_dynamic_partition drops the history partitions beyond it. Properties fixed at creation (enable_unique_key_merge_on_write, function_column.*) are refused. Storage settings (e.g. replication_num) are kept with no effect on rows; refused and unknown properties are refused by name, as at create_table (docs/doris-features.md).
 
     SQL: CALL doris.set_properties(table string, properties map<string,string>)
 

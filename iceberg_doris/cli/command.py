@@ -124,8 +124,9 @@ def print_spark_conf(args: argparse.Namespace) -> int:
 
 
 def run_scheduler(spark: Any, interval: float, max_passes: int | None) -> int:
-    """Runs doris.run_dynamic_partition over every enabled table each ``interval`` seconds until
-    interrupted (or ``max_passes``). A failing pass is reported and the scheduler goes on."""
+    """Runs doris.run_dynamic_partition over every table with dynamic partitions enabled or a
+    ``partition.retention_count`` each ``interval`` seconds until interrupted (or ``max_passes``).
+    A failing pass is reported and the scheduler goes on."""
 
     def dynamic_partition_pass(frame: Any) -> tuple[list[tuple], str]:
         rows = [tuple(r) for r in frame.collect()]

@@ -122,19 +122,22 @@ COLUMN_FEATURES: dict[str, Feature] = _table(
         "aggregate type",
         "SUM, MAX, MIN, REPLACE, REPLACE_IF_NOT_NULL; HLL_UNION, BITMAP_UNION, QUANTILE_UNION and GENERIC are refused",
     ),
-    _refused(
+    _as_doris(
         "generated expression",
-        "generated columns (AS (expr)) are not computed by loads; load the value yourself "
-        "(doris.load(..., columns => 'c = expr'))",
+        "[GENERATED ALWAYS] AS (expr), a Spark SQL expression checked by Spark at create_table with Doris's "
+        "rules; every load computes the column, in column order (a value a load gives it is not used; INSERT "
+        "naming it is refused)",
     ),
     _as_doris(
         "NULL/NOT NULL",
         "as written, but key columns of UNIQUE and AGGREGATE KEY tables are NOT NULL (Iceberg identifier fields), "
         "even declared NULL: a row with a NULL key is an error row of its load, where Doris keeps one NULL key",
     ),
-    _refused(
+    _as_doris(
         "AUTO_INCREMENT",
-        "no load generates its values; load the column yourself (for example from a sequence in the source query)",
+        "one BIGINT NOT NULL column of a DUPLICATE or UNIQUE KEY table; a load that does not supply it, or "
+        "supplies NULL, gets values unique across concurrent loads (not dense), from blocks reserved in the JDBC "
+        "catalog's database (SQLite or PostgreSQL catalogs only)",
     ),
     _as_doris("DEFAULT", "loads that do not supply the column write the default (CURRENT_TIMESTAMP at the load's time)"),
     _as_doris(
@@ -162,10 +165,10 @@ PROPERTY_FEATURES: dict[str, Feature] = _table(
         "how long dropped partitions stay recoverable (Doris's FE setting, per table here)",
     ),
     _as_doris("format-version", "the Iceberg format version (2 or 3) of the new table"),
-    _refused(
+    _as_doris(
         "partition.retention_count",
-        "old auto partitions would not be dropped; drop them with doris.drop_partition, or use "
-        "dynamic_partition.start on a dynamic-partition table",
+        "AUTO RANGE tables only, not with dynamic_partition.*, a count > 0 (Doris's messages); each "
+        "doris.run_dynamic_partition pass drops the history partitions beyond the newest N into the recycle bin",
     ),
     _refused(
         "enable_unique_key_skip_bitmap_column",

@@ -22,6 +22,7 @@ from iceberg_doris.ddl.model import (
 from iceberg_doris.ddl.features import check_clauses, check_partition_properties, check_properties
 from iceberg_doris.ddl.format_version import format_version
 from iceberg_doris.ddl.raw_statement import RawPartition, RawTable
+from iceberg_doris.ddl.tokens import IDENT, QIDENT, tokenize
 from iceberg_doris.ddl.types import (
     UNSUPPORTED_TYPES,
     doris_type_from_sql,
@@ -54,6 +55,8 @@ class _Validator:
     def validate(self) -> TableDefinition:
         raw = self.raw
         self._engine()
+        # Before the refusals: Doris names a generated column that is also AUTO_INCREMENT as such.
+        self._generated_attributes()
         # Nothing Doris accepts is stored and ignored: a refused clause, column attribute or
         # property fails here, by name (ddl.features has the decisions).
         check_clauses(raw.clauses, raw.column_attributes)
@@ -66,9 +69,11 @@ class _Validator:
         self._columns()
         keys_model, keys, defaulted = self._keys()
         self._key_columns(keys_model, keys)
+        self._auto_increment(keys_model)
         props = raw.properties
         mow = self._merge_on_write(keys_model)
         self._on_update(keys_model, mow)
+        self._generated_expressions(keys_model)
         cluster_by = self._cluster_keys(keys_model, keys, mow)
         partition = self._partition(keys_model, keys)
         distribution = self._distribution(keys_model, keys)
@@ -221,6 +226,32 @@ class _Validator:
             )
         return lowered == "true"
 
+    def _auto_increment(self, model: KeysModel) -> None:
+        """``AUTO_INCREMENT[(start)]``: Doris's checks, in its order, and its messages (the table's
+        count first, then each column: NOT NULL, BIGINT, no default, a start >= 0), from
+        regression-test/suites/data_model_p0/duplicate/storage/test_dup_tab_auto_inc_col.groovy and
+        test_dup_tab_auto_inc_start_value_col.groovy."""
+        columns = [col for col in self.raw.columns if col.auto_increment]
+        if not columns:
+            return
+        if len(columns) > 1:
+            raise InvalidTableDefinitionError("there can be at most one auto increment column in OlapTable.")
+        col = columns[0]
+        if col.nullable:
+            raise InvalidTableDefinitionError("the auto increment column should be NOT NULL.")
+        if col.type.name != "BIGINT":
+            raise InvalidTableDefinitionError("the auto increment must be BIGINT type.")
+        if col.default_kind is not None:
+            raise InvalidTableDefinitionError("the auto increment column can't have default value.")
+        if col.auto_increment_start is not None and col.auto_increment_start < 0:
+            raise InvalidTableDefinitionError("AUTO_INCREMENT start value can not be negative.")
+        if model is KeysModel.AGGREGATE:
+            # Doris's documentation: only DUPLICATE KEY and UNIQUE KEY tables have auto-increment columns.
+            raise InvalidTableDefinitionError(
+                f"AUTO_INCREMENT (column {col.name}) is supported on DUPLICATE KEY and UNIQUE KEY tables only, as in "
+                "Doris: an AGGREGATE KEY table cannot have an auto-increment column"
+            )
+
     def _on_update(self, model: KeysModel, mow: bool) -> None:
         """``ON UPDATE CURRENT_TIMESTAMP``: Doris's checks and messages (ColumnDefinition.validate,
         regression-test/suites/nereids_p0/insert_into_table/update_on_current_timestamp.groovy)."""
@@ -244,6 +275,56 @@ class _Validator:
                 raise InvalidTableDefinitionError(
                     "'ON UPDATE CURRENT_TIMESTAMP' is only supportted in unique table with merge-on-write enabled."
                 )
+
+    def _generated_attributes(self) -> None:
+        """A generated column takes no other value: Doris's messages (ColumnDefinition.validate,
+        regression-test/suites/ddl_p0/test_create_table_generated_column/fault_tolerance_nereids.groovy)."""
+        for col in self.raw.columns:
+            if col.generated is None:
+                continue
+            if col.auto_increment:
+                raise InvalidTableDefinitionError("Generated columns cannot be auto_increment.")
+            if col.default_kind is not None or col.on_update_current_timestamp:
+                raise InvalidTableDefinitionError("Generated columns cannot have default value.")
+
+    def _generated_expressions(self, model: KeysModel) -> None:
+        """The checks of a generated column's expression that need no engine (Doris's messages);
+        create_table has Spark analyse the expression for the rest (unknown columns, aggregate,
+        window and non-deterministic functions, UDFs, a type that does not cast)."""
+        columns = self.raw.columns
+        generated_at = {c.name.lower(): i for i, c in enumerate(columns) if c.generated is not None}
+        auto_increment = {c.name.lower() for c in columns if c.auto_increment}
+        for index, col in enumerate(columns):
+            if col.generated is None:
+                continue
+            if model is KeysModel.AGGREGATE and col.aggregation and col.aggregation.upper() not in (
+                "REPLACE", "REPLACE_IF_NOT_NULL"
+            ):
+                raise InvalidTableDefinitionError(
+                    "The generated columns can be key columns, or value columns of replace and replace_if_not_null "
+                    "aggregation type."
+                )
+            tokens = tokenize(col.generated)
+            for position, token in enumerate(tokens):
+                after = tokens[position + 1] if position + 1 < len(tokens) else None
+                if token.is_op("@"):
+                    raise InvalidTableDefinitionError("Generated column expression cannot contain variable.")
+                if token.is_keyword("SELECT"):
+                    raise InvalidTableDefinitionError("Generated column does not support subquery.")
+                if token.is_op("-") and after is not None and after.is_op(">") and after.start == token.end:
+                    raise InvalidTableDefinitionError("Generated column does not support lambda.")
+                if token.kind not in (IDENT, QIDENT) or (after is not None and after.is_op("(")):
+                    continue  # a function's name is not a column
+                if position > 0 and tokens[position - 1].is_op("."):
+                    continue  # a struct field
+                if token.value.lower() in auto_increment:
+                    # its values are given after the row is computed
+                    raise InvalidTableDefinitionError(f"Generated column '{col.name}' cannot refer to auto-increment column.")
+                referred = generated_at.get(token.value.lower())
+                if referred is not None and referred >= index:
+                    raise InvalidTableDefinitionError(
+                        "Generated column can refer only to generated columns defined prior to it."
+                    )
 
     def _cluster_keys(self, model: KeysModel, keys: list[str], mow: bool) -> list[str]:
         names = self.raw.cluster_by

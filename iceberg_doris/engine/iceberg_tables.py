@@ -104,6 +104,12 @@ def _create_table(
 def tables_with_property(iceberg: IcebergJava, key: str, value: str) -> list[str]:
     """Every table of the catalog whose property ``key`` is ``value`` (case-insensitive), as names
     that parse back to the same parts; tables that fail to load are skipped (logged)."""
+    return tables_with_any_property(iceberg, {key: value})
+
+
+def tables_with_any_property(iceberg: IcebergJava, wanted: Mapping[str, str | None]) -> list[str]:
+    """Every table of the catalog with at least one property of ``wanted`` at its value
+    (case-insensitive; None: any value), named as :func:`tables_with_property` names them."""
     catalog = iceberg.catalog()
     found = []
     for namespace in catalog.listNamespaces():
@@ -115,9 +121,15 @@ def tables_with_property(iceberg: IcebergJava, key: str, value: str) -> list[str
             except Exception:  # noqa: BLE001 - one broken table must not hide the others
                 log.warning("cannot load %s to read its properties", name)
                 continue
-            if str(properties.get(key) or "").lower() == value.lower():
+            if any(_property_matches(properties.get(key), value) for key, value in wanted.items()):
                 found.append(name)
     return found
+
+
+def _property_matches(found: Any, wanted: str | None) -> bool:
+    if found is None:
+        return False
+    return wanted is None or str(found).lower() == wanted.lower()
 
 
 def snapshot_with_summary(iceberg: IcebergJava, table: JavaObject, key: str, value: str) -> int | None:

@@ -17,6 +17,7 @@ LOOKED_UP = "looked-up"  # a keyed load looked up its keys (optimistically) and 
 LOCK_BUSY = "lock-busy"  # an operation found its table's commit lock taken and is about to wait for it
 BEFORE_COMMIT = "before-commit"  # under the lock, right before each attempt's catalog swap
 MAPPINGS_LISTED = "mappings-listed"  # a compaction listed the table's mapping folders to remove the stale ones
+IDS_RESERVED = "ids-reserved"  # a load reserved its block of AUTO_INCREMENT values and has not written yet
 
 Hook = Callable[[TableName], None]
 _hooks: dict[str, list[Hook]] = {}

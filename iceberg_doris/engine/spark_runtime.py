@@ -102,3 +102,62 @@ def as_doris_reads(frame: "DataFrame") -> "DataFrame":
     spark = frame.sparkSession
     changed = spark.sparkContext._jvm.io.icebergdoris.spark.LoadSources.asDorisReads(frame._jdf)
     return frame if changed.equals(frame._jdf) else DataFrame(changed, spark)
+
+
+def expression_calls(frame: "DataFrame") -> tuple[str | None, tuple[str, ...]]:
+    """For a one-column ``frame`` (an expression selected over a relation): the first aggregate,
+    window, non-deterministic or user-defined function its analysed plan calls (None if none),
+    and the names of the relation's columns it reads. Read on Spark's analysed plan, where names
+    and functions are resolved."""
+    plan = frame._jdf.queryExecution().analyzed()
+    found: list[str] = []
+    nodes = [plan]
+    while nodes and not found:
+        node = nodes.pop()
+        nodes.extend(_seq(node.children()))
+        for expression in _seq(node.expressions()):
+            name = _disallowed_call(expression)
+            if name is not None:
+                found.append(name)
+                break
+    leaf = plan
+    while len(_seq(leaf.children())) > 0:
+        leaf = _seq(leaf.children())[0]
+    read = {str(a.exprId().id()) for a in _seq(plan.references().toSeq())}
+    read |= {str(a.exprId().id()) for node in _plan_nodes(plan) for a in _seq(node.references().toSeq())}
+    columns = tuple(str(a.name()) for a in _seq(leaf.output()) if str(a.exprId().id()) in read)
+    return (found[0] if found else None), columns
+
+
+def _plan_nodes(plan: Any) -> list[Any]:
+    nodes, pending = [], [plan]
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        pending.extend(_seq(node.children()))
+    return nodes
+
+
+def _disallowed_call(expression: Any) -> str | None:
+    """The name of the first aggregate, window, non-deterministic or user-defined function in
+    ``expression`` (depth first), None if there is none."""
+    pending = [expression]
+    while pending:
+        node = pending.pop(0)
+        kind = str(node.getClass().getSimpleName())
+        if kind == "AggregateExpression":
+            return str(node.aggregateFunction().prettyName())
+        if kind == "WindowExpression":
+            return str(node.windowFunction().prettyName())
+        if "UDF" in kind or "UserDefined" in kind:
+            return str(node.prettyName())
+        children = _seq(node.children())
+        if not node.deterministic() and all(child.deterministic() for child in children):
+            return str(node.prettyName())
+        pending[0:0] = children
+    return None
+
+
+def _seq(seq: Any) -> list[Any]:
+    """A Scala Seq as a Python list."""
+    return [seq.apply(i) for i in range(seq.size())]

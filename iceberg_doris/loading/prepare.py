@@ -41,7 +41,9 @@ error-data-handling.md):
    must be supplied: :class:`LoadError` when ``required_present`` (normal loads). With
    ``required_present=False`` (partial-column updates, where the caller fills absent columns
    from the stored rows) such columns are NULL and not checked.
-5. **WHERE** (a Spark SQL predicate over the converted table columns and the other mapped names):
+5. **Generated columns** (``TargetColumn.generated``) are computed from the converted row, in
+   column order, then converted and checked as in 2 and 3; a value the load gives one is not used.
+6. **WHERE** (a Spark SQL predicate over the converted table columns and the other mapped names):
    rows where it is false or NULL are ``'unselected'``. Error rows stay ``'error'``.
 
 Bad ``columns``, ``where`` or ``extra`` expressions raise :class:`LoadError` at once, naming the
@@ -50,6 +52,7 @@ expression and Spark's reason.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -125,6 +128,7 @@ class TargetColumn:
     max_value: int | None = None
     default: str | None = None  # literal default for absent columns ("CURRENT_TIMESTAMP" allowed)
     datetime_scale: int | None = None  # DATETIME(p) with p < 6: values are rounded to p fractional digits
+    generated: str | None = None  # a generated column's expression: computed, never loaded
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,7 @@ def prepare_rows(
     extra = dict(extra or {})
     _check_extra_names(extra, targets)
     used_by = [str(where or "")] + [str(value) for value in extra.values()]
-    resolved = _resolve(frame, targets, mapping, used_by)
+    resolved = _without_generated(_resolve(frame, targets, mapping, used_by), targets)
     spark_types = [_spark_type(target) for target in targets]
 
     # Stage 1: the raw value of each supplied column next to its conversion. The mapping's
@@ -212,6 +216,8 @@ def prepare_rows(
         "checking the converted values",
     )
 
+    checked = _with_generated(checked, targets, spark_types, strict_mode)
+
     # Stage 3: extra columns and the WHERE filter, evaluated on the converted row. Each expression
     # is checked on its own first (a syntax error names it), then embedded in parentheses; the
     # line break ends a trailing -- comment.
@@ -251,8 +257,49 @@ def loaded_columns(
     """
     targets = list(targets)
     _check_targets(targets)
-    resolved = _resolve(frame, targets, mapping)
+    resolved = _without_generated(_resolve(frame, targets, mapping), targets)
     return tuple(target.name for index, target in enumerate(targets) if index in resolved.sources)
+
+
+# ------------------------------------------------------------------------------- generated columns
+def _without_generated(resolved: _Resolved, targets: list[TargetColumn]) -> _Resolved:
+    """The mapping without the generated columns: a value a load gives one is not used, as in
+    Doris's loads (regression-test/suites/ddl_p0/test_create_table_generated_column/
+    stream_load_and_mysql_load.groovy, "specify value for generated column")."""
+    sources = {index: source for index, source in resolved.sources.items() if targets[index].generated is None}
+    return dataclasses.replace(resolved, sources=sources)
+
+
+def _with_generated(checked: "DataFrame", targets: list[TargetColumn], spark_types: list[Any],
+                    strict_mode: bool) -> "DataFrame":
+    """``checked`` with each generated column computed from the converted row, in column order (a
+    generated column reads the ones before it), converted and checked as a loaded value is (a
+    value out of range, or NULL in a NOT NULL column, makes the row an error row)."""
+    raw, converted = "__doris_generated_raw", "__doris_generated_value"
+    for index, target in enumerate(targets):
+        if target.generated is None:
+            continue
+        kept = [quote_identifier(name) for name in checked.columns]
+        what = f"generated column {target.name} ({target.generated})"
+        staged = _select_sql(checked, kept + [f"({target.generated}\n) AS {raw}"], what, verb="cannot be computed")
+        raw_type = staged.schema[raw].dataType
+        conversion = _conversion_sql(raw, raw_type, spark_types[index])
+        staged = _select_sql(staged, kept + [raw, f"({conversion}) AS {converted}"], what, verb="cannot be computed")
+        value = converted
+        if target.datetime_scale is not None:
+            value = rounded_datetime(value, target.datetime_scale)
+        reason = _check(target, spark_types[index], converted, raw, raw_type, strict_mode)
+        columns = []
+        for name in checked.columns:
+            if name == target.name:
+                columns.append(f"({value}) AS {quote_identifier(name)}")
+            elif name == REASON_COLUMN and reason is not None:
+                reason_sql = f"coalesce({quote_identifier(REASON_COLUMN)}, {reason})"
+                columns.append(f"(CASE WHEN {_FILTER_BARRIER} THEN {reason_sql} END) AS {quote_identifier(name)}")
+            else:
+                columns.append(quote_identifier(name))
+        checked = _select_sql(staged, columns, what, verb="cannot be computed")
+    return checked
 
 
 # ----------------------------------------------------------------------------------------- mapping
@@ -436,7 +483,9 @@ def check_no_column_lost(
         if name.lower() not in target_names and not re.search(r"(?<![\w$])" + re.escape(name.lower()) + r"(?![\w$])", referenced)
     ]
     given = {name.lower() for name in supplied}
-    unfilled = [t.name for t in targets if t.name.lower() not in given and not t.name.startswith("__DORIS_")]
+    unfilled = [
+        t.name for t in targets if t.name.lower() not in given and not t.name.startswith("__DORIS_") and t.generated is None
+    ]
     if ignored and unfilled:
         raise LoadError(
             f"the source's column(s) {', '.join(ignored)} match no column of the table, and its column(s) "
@@ -697,7 +746,7 @@ def _defaults(spark: Any, targets: list[TargetColumn], spark_types: list[Any], r
         type_sql = target_type.simpleString()
         default = target.default
         if default is None:
-            if not target.nullable and required_present:
+            if not target.nullable and required_present and target.generated is None:
                 supplied = [targets[i].name for i in sorted(resolved.sources)]
                 raise LoadError(
                     f"column {target.name} is NOT NULL and has no default value, but the load does not supply it "

@@ -543,14 +543,23 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
     from iceberg_doris.errors import LoadError
 
     unmentioned = _required_unmentioned(shape)
-    if not unmentioned and not shape.strict:
+    strict = _only_stored_keys(shape)
+    if not unmentioned and not strict:
         return
     if plan.new_keys(decided).limit(1).count() == 0:
         return
-    if shape.strict:
+    if strict:
         raise LoadError(
             "Insert has filtered data in strict mode: a partial update in strict mode may only update keys "
             f"that {handle.name.qualified} already holds; nothing was committed"
+        )
+    if shape.model.keys_model is KeysModel.AGGREGATE:
+        # Doris writes NULL there (test_agg_partial_update_stream_load); an Iceberg required
+        # column cannot hold it.
+        raise LoadError(
+            f"the unmentioned column `{unmentioned[0]}` is NOT NULL, and a partial update of an AGGREGATE KEY table "
+            "writes NULL in the columns it does not name, which a new key cannot take (Doris stores the NULL; a "
+            "required Iceberg column cannot hold it); supply the column, or load the new keys with every column"
         )
     raise LoadError(
         f"the unmentioned column `{unmentioned[0]}` should have default value or be nullable for newly inserted rows "
@@ -561,13 +570,22 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
 def partial_check_needed(shape: plan.KeyedLoadShape) -> bool:
     """Whether :func:`check_partial_new_keys` looks at the decision (strict mode, or a column the
     load leaves out that new keys could not fill)."""
-    return shape.partial and (shape.strict or bool(_required_unmentioned(shape)))
+    return shape.partial and (_only_stored_keys(shape) or bool(_required_unmentioned(shape)))
+
+
+def _only_stored_keys(shape: plan.KeyedLoadShape) -> bool:
+    """A strict partial update of a UNIQUE KEY table may only update keys the table holds (Doris's
+    merge-on-write rule; an aggregate table's partial update has no such rule)."""
+    return shape.strict and shape.model.keys_model is KeysModel.UNIQUE
 
 
 def _required_unmentioned(shape: plan.KeyedLoadShape) -> list[str]:
+    """NOT NULL columns the load leaves out that a new key cannot fill: without a default, or on
+    an AGGREGATE KEY table, whose partial updates fill them with NULL."""
+    aggregate = shape.model.keys_model is KeysModel.AGGREGATE
     return [
         c.name for c in shape.model.loadable_columns
-        if c.name not in shape.supplied and not c.nullable and c.default is None
+        if c.name not in shape.supplied and not c.nullable and not c.auto_increment and (c.default is None or aggregate)
     ]
 
 

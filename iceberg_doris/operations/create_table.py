@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import parse_create_table
+from iceberg_doris.engine.auto_increment import check_counters_available
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_java import IcebergJava
 from iceberg_doris.engine.iceberg_tables import create_table as create_iceberg_table
 from iceberg_doris.engine.table_names import TableName
 from iceberg_doris.errors import ProcedureArgumentError, TableStateError
 from iceberg_doris.names.rules import check_column_name, check_database_name, check_table_name
+from iceberg_doris.operations.generated_columns import check_generated_columns
 from iceberg_doris.operations.requests import CreateTableResult
 from iceberg_doris.table_model import choose_layout, model_from_definition
 
@@ -43,7 +45,9 @@ def create_table(spark: "SparkSession", ddl: str) -> CreateTableResult:
     name = TableName(database, definition.table)
     if not iceberg.namespace_exists(database):
         raise TableStateError(f"Unknown database '{database}': create it first with CREATE NAMESPACE {database}")
-    model = model_from_definition(definition)
+    model = check_generated_columns(spark, model_from_definition(definition))
+    if model.auto_increment_column is not None:
+        check_counters_available(iceberg)  # loads could not generate the column's values
     layout = choose_layout(model)
     spec_text = ", ".join(f.text for f in layout) or "unpartitioned"
     partitions = len(model.partitions.formal) if model.partitions is not None else 0

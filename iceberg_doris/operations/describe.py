@@ -56,6 +56,8 @@ def column_text(column: ColumnModel) -> str:
         parts.append("KEY")
     if column.aggregation:
         parts.append(column.aggregation)
+    if column.generated is not None:
+        parts.append(f"GENERATED ALWAYS AS ({column.generated})")  # as Doris's SHOW CREATE TABLE writes it
     parts.append("NULL" if column.nullable else "NOT NULL")
     if column.default is not None:
         parts.append(f"DEFAULT '{column.default}'")

@@ -13,14 +13,11 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_java import JavaObject
 from iceberg_doris.operations import temp_partitions, unpartitioned_temp
-from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_partition_delete
-from iceberg_doris.operations.recycle_bin import recycle_summary
+from iceberg_doris.operations.partition_changes import commit_model_change, partitions_after, stage_formal_drop
 from iceberg_doris.operations.requests import DropPartitionRequest, DropPartitionResult
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.partitioning import check_alter_allowed
-from iceberg_doris.engine.file_sets import committed_head, stage_append
-from iceberg_doris.table_model import DorisTableModel, snapshot_summary
-from iceberg_doris.table_model.partition_predicates import partition_predicate
+from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -51,15 +48,10 @@ def drop_partition(spark: "SparkSession", table: str, request: DropPartitionRequ
         if temporary:
             temp_partitions.stage_drop(transaction, stored)
         else:
-            predicate = partition_predicate(partitions, existing)
             # The definition rides in the drop's snapshot: recover_partition reads it back from there.
-            definition = {} if request.force else recycle_summary(partitions, [existing])
-            deleted = stage_partition_delete(
-                fresh, transaction, predicate, operation=DROP_OPERATION, partitions=stored, summary_extra=definition
+            deleted = stage_formal_drop(
+                fresh, transaction, partitions, [existing], operation=DROP_OPERATION, force=request.force
             )
-            if committed_head(transaction) is None and definition:  # nothing to delete, but keep it recoverable
-                stage_append(transaction, [], summary={snapshot_summary.OPERATION: DROP_OPERATION,
-                                                       snapshot_summary.PARTITIONS: stored, **definition})
         return partitions_after(fresh, updated), (True, deleted)
 
     committed = commit_model_change(handle, change, operation="drop partition of")

@@ -53,7 +53,7 @@ def recover_partition(spark: "SparkSession", table: str, request: RecoverPartiti
             raise PartitionError(
                 f"No partition named '{partition}' or partition id '{request.partition_id or -1}' in table "
                 f"{fresh.name.name}: the recycle bin keeps the partitions drop_partition, truncate (both without "
-                f"force) and insert_overwrite emptied for catalog_trash_expire_second "
+                f"force), insert_overwrite and partition.retention_count emptied for catalog_trash_expire_second "
                 f"({recycle_bin.expire_seconds(fresh.model)}) seconds, while their snapshot is on the table's history"
             )
         # Without new_name the partition comes back as it was spelled (RECOVER PARTITION P1 finds p1).

@@ -42,6 +42,9 @@ class LoadOrigin:
     # Doris's INSERT statement rather than its stream load: the two keep different rows of a key
     # repeated in one partial-column batch (merge_on_write.plan.resolve_batch).
     insert_statement: bool = False
+    # The keys models ("UNIQUE", "AGGREGATE") on which the load is a partial-column update without
+    # asking: Doris's INSERT under enable_unique_key_partial_update / enable_agg_key_partial_update.
+    partial_update_models: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

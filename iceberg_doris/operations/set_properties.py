@@ -1,8 +1,9 @@
 """``set_properties``: Doris ``ALTER TABLE t SET ("key" = "value", ...)``.
 
-Modelled properties are validated as Doris validates them (``dynamic_partition.*`` with Doris's
-messages; enabling dynamic partitions creates the partitions due now in the same commit, while
-expired partitions are dropped only by scheduler passes, which report what they drop);
+Modelled properties are validated as Doris validates them (``dynamic_partition.*`` and
+``partition.retention_count`` with Doris's messages; enabling dynamic partitions creates the
+partitions due now in the same commit, while expired partitions, and history partitions beyond the
+retention count, are dropped only by scheduler passes, which report what they drop);
 properties fixed at creation are refused; storage settings are kept (they change no row), and
 refused or unknown properties are refused by name (``ddl.features``, as at ``create_table``).
 """
@@ -20,7 +21,7 @@ from iceberg_doris.operations import recycle_bin
 from iceberg_doris.operations.partition_changes import commit_model_change
 from iceberg_doris.operations.requests import PropertyChange
 from iceberg_doris.operations.tables import DorisTable, open_table
-from iceberg_doris.partitioning import PartitionKind, plan_dynamic_partitions
+from iceberg_doris.partitioning import PartitionKind, check_retention_on_alter, plan_dynamic_partitions
 from iceberg_doris.table_model import DorisTableModel
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ def set_properties(spark: "SparkSession", table: str, properties: Mapping[str, s
     def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, list[PropertyChange]]:
         old = dict(fresh.model.properties)
         model = fresh.model.with_properties(old | changes)
+        check_retention_on_alter(changes, model.properties, auto_range=fresh.model.is_auto_range)
         if any(k.startswith("dynamic_partition.") for k in changes):
             if not _takes_dynamic_partitions(fresh.model):
                 raise PartitionError(NOT_DYNAMIC_MESSAGE.format(db=fresh.name.namespace, table=fresh.name.name))

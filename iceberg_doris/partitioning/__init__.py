@@ -69,6 +69,14 @@ from iceberg_doris.partitioning.replace_rules import (
     replace_partitions,
     swap_partitions,
 )
+from iceberg_doris.partitioning.retention import (
+    RETENTION_COUNT,
+    check_retention_on_alter,
+    check_retention_on_create,
+    expired_history_partitions,
+    has_retention,
+    parse_retention_count,
+)
 from iceberg_doris.partitioning.serialization import FORMAT_VERSION, from_json, to_json
 
 __all__ = [
@@ -125,4 +133,11 @@ __all__ = [
     "validate_auto_range_column",
     "validate_date_trunc_unit",
     "validate_dynamic_properties",
+    # partition.retention_count
+    "RETENTION_COUNT",
+    "check_retention_on_alter",
+    "check_retention_on_create",
+    "expired_history_partitions",
+    "has_retention",
+    "parse_retention_count",
 ]

@@ -28,8 +28,9 @@ class CreateTableProcedure(Procedure):
         "PROPERTIES (dynamic_partition.*, function_column.sequence_col/type, enable_unique_key_merge_on_write, ...). "
         "Nothing is accepted and ignored: each clause, column attribute and property is implemented as Doris has it, "
         "kept as a storage setting with no effect on rows (replication_num, storage_medium, ...), or refused by name "
-        "(AUTO_INCREMENT, generated columns, TEMPORARY, partition.retention_count, "
-        "unknown properties); docs/doris-features.md lists them. The table name is db.tbl "
+        "(TEMPORARY, unknown properties); docs/doris-features.md lists them. "
+        "partition.retention_count keeps the newest N history partitions of an AUTO RANGE table "
+        "(doris.run_dynamic_partition drops the others). The table name is db.tbl "
         "(or the current namespace); table and database names follow Doris's rule (a letter, then letters, "
         "digits, '-' or '_'; at most 64 characters). IF NOT EXISTS returns status EXISTS for an existing table."
     )

@@ -19,10 +19,17 @@ class RunDynamicPartitionProcedure(Procedure):
     name = "run_dynamic_partition"
     summary = "One pass of the dynamic-partition scheduler over one table or every enabled table."
     details = (
+        "Creates and drops dynamic partitions; on an AUTO RANGE table with partition.retention_count = N, drops "
+        "the history partitions (upper bound at or before now) beyond the N newest into the recycle bin. "
         "Returns one row per partition created or dropped (action CREATE / DROP), and ERROR rows for "
         "tables the pass could not change (the other tables still get their pass)."
     )
-    parameters = (Parameter("table", STRING, description="db.tbl; NULL for every table with dynamic_partition.enable"),)
+    parameters = (
+        Parameter(
+            "table", STRING,
+            description="db.tbl; NULL for every table with dynamic_partition.enable or partition.retention_count",
+        ),
+    )
     output = (
         OutputColumn("table", "string"),
         OutputColumn("action", "string", "CREATE, DROP or ERROR."),

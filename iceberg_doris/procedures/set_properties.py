@@ -27,6 +27,8 @@ class SetPropertiesProcedure(Procedure):
         "dynamic_partition.* keys are validated together with the table's current ones, with Doris's "
         "messages; turning dynamic partitions on creates the partitions due now in the same commit (expired "
         "partitions are dropped only by doris.run_dynamic_partition, which reports them). "
+        "partition.retention_count is Doris's too: AUTO RANGE tables only, never with dynamic_partition.*, a "
+        "count > 0; doris.run_dynamic_partition drops the history partitions beyond it. "
         "Properties fixed at creation (enable_unique_key_merge_on_write, function_column.*) are refused. "
         "Storage settings (e.g. replication_num) are kept with no effect on rows; refused and unknown properties "
         "are refused by name, as at create_table (docs/doris-features.md)."

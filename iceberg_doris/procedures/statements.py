@@ -12,6 +12,12 @@ settings Doris's ``INSERT`` takes, as session settings with Doris's names (Spark
 - ``spark.doris.insert_max_filter_ratio`` (default ``1.0``): with strict mode off, the statement
   fails only when more than this share of its rows was filtered, with Doris's message
   "Insert has too many filtered data <filtered>/<total> insert_max_filter_ratio is <ratio>".
+- ``spark.doris.enable_unique_key_partial_update`` (default ``false``): an ``INSERT`` into a
+  merge-on-write UNIQUE KEY table updates only the columns it lists, the others keeping their
+  stored values (new keys take their defaults); a key repeated in the statement keeps its last row.
+- ``spark.doris.enable_agg_key_partial_update`` (default ``false``): an ``INSERT`` into an AGGREGATE
+  KEY table writes NULL in the columns it does not list (not their defaults), so that
+  REPLACE_IF_NOT_NULL, SUM, MAX and MIN columns keep their stored values.
 - ``spark.doris.insert_label``: the label of the next ``INSERT`` (Doris's ``INSERT ... WITH LABEL``),
   of that one statement only: it is unset as the statement starts, whatever its outcome. A label
   already used on the table raises ``LabelAlreadyUsedError``.
@@ -46,6 +52,8 @@ ENABLE_INSERT_STRICT_DEFAULT = True  # Doris's default
 INSERT_MAX_FILTER_RATIO = "spark.doris.insert_max_filter_ratio"
 INSERT_MAX_FILTER_RATIO_DEFAULT = 1.0  # Doris's default (it applies with strict mode off)
 INSERT_LABEL = "spark.doris.insert_label"
+UNIQUE_KEY_PARTIAL_UPDATE = "spark.doris.enable_unique_key_partial_update"
+AGG_KEY_PARTIAL_UPDATE = "spark.doris.enable_agg_key_partial_update"
 
 STRICT_MESSAGE = "Insert has filtered data in strict mode"
 # Doris's message (AbstractInsertExecutor): filtered/total rows and the ratio as C's %f prints it.
@@ -61,6 +69,8 @@ class InsertSettings:
     strict: bool = ENABLE_INSERT_STRICT_DEFAULT
     max_filter_ratio: float = INSERT_MAX_FILTER_RATIO_DEFAULT
     label: str | None = None
+    #: keys models an INSERT updates partially ("UNIQUE", "AGGREGATE"), by the session's settings
+    partial_update_models: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, settings: Mapping[str, str]) -> "InsertSettings":
@@ -77,12 +87,17 @@ class InsertSettings:
                 label = check_label(label.strip())
             except DorisError as bad:
                 raise ConfigurationError(f"{INSERT_LABEL}: {bad}") from None
-        return cls(strict=strict, max_filter_ratio=ratio, label=label)
+        partial = frozenset(
+            model for model, key in (("UNIQUE", UNIQUE_KEY_PARTIAL_UPDATE), ("AGGREGATE", AGG_KEY_PARTIAL_UPDATE))
+            if key in settings and _boolean(key, settings[key])
+        )
+        return cls(strict=strict, max_filter_ratio=ratio, label=label, partial_update_models=partial)
 
     def origin(self) -> LoadOrigin:
         """The load's origin: Doris's INSERT, with its messages for too many filtered rows."""
         return LoadOrigin(
             operation="load", filtered_message=STRICT_MESSAGE if self.strict else RATIO_MESSAGE, insert_statement=True,
+            partial_update_models=self.partial_update_models,
         )
 
 

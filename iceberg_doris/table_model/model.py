@@ -24,10 +24,13 @@ from iceberg_doris.ddl import (
 )
 from iceberg_doris.errors import InvalidTableDefinitionError
 from iceberg_doris.partitioning import (
+    RETENTION_COUNT,
     DynamicPartitionConfig,
     PartitionColumnType,
     PartitionSet,
     apply_dynamic_plan,
+    check_retention_on_create,
+    parse_retention_count,
     plan_dynamic_partitions,
     validate_auto_range_column,
     validate_dynamic_properties,
@@ -54,6 +57,19 @@ class ColumnModel:
     #: ``ON UPDATE CURRENT_TIMESTAMP``: an update that does not set the column sets it to the
     #: load's time (its default), where it would otherwise keep the stored value
     on_update: bool = False
+    #: ``[GENERATED ALWAYS] AS (expr)``: the Spark SQL expression every load computes the column
+    #: from (over the table's other columns); a load's own value for it is not used
+    generated: str | None = None
+    #: the ordinary (not generated) columns ``generated`` reads, found by Spark at create_table:
+    #: a partial update must supply them (Doris's rule)
+    generated_refs: tuple[str, ...] = ()
+    #: ``AUTO_INCREMENT[(start)]``: the first value loads generate (Doris's default start is 1);
+    #: None for any other column
+    auto_increment_start: int | None = None
+
+    @property
+    def auto_increment(self) -> bool:
+        return self.auto_increment_start is not None
 
 
 @dataclass(frozen=True)
@@ -108,6 +124,11 @@ class DorisTableModel:
         return tuple(c for c in self.columns if not c.is_key)
 
     @property
+    def auto_increment_column(self) -> ColumnModel | None:
+        """The table's ``AUTO_INCREMENT`` column (Doris allows one), if it has one."""
+        return next((c for c in self.columns if c.auto_increment), None)
+
+    @property
     def loadable_columns(self) -> tuple[ColumnModel, ...]:
         """The columns a load supplies (the hidden sequence column is fed by ``sequence_col``)."""
         return tuple(c for c in self.columns if c.name != HIDDEN_SEQUENCE_COLUMN)
@@ -125,8 +146,18 @@ class DorisTableModel:
     def is_partitioned(self) -> bool:
         return self.partitions is not None
 
+    @property
+    def is_auto_range(self) -> bool:
+        return self.auto_partition is not None and self.auto_partition.kind == "RANGE"
+
     def property(self, key: str, default: str | None = None) -> str | None:
         return self.properties.get(key.lower(), default)
+
+    def retention_count(self) -> int | None:
+        """``partition.retention_count``: how many history partitions a scheduler pass keeps
+        (None: the table keeps them all)."""
+        text = self.property(RETENTION_COUNT)
+        return None if text is None else parse_retention_count(text)
 
     def dynamic_partition(self) -> DynamicPartitionConfig | None:
         """The validated dynamic-partition config, or None when the table has none."""
@@ -182,6 +213,8 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
         distribution = Distribution(d.kind, tuple(d.columns), d.buckets)
     auto = None
     partitions = None
+    desc = definition.partition
+    check_retention_on_create(properties, auto_range=desc is not None and desc.auto and desc.kind == "RANGE")
     dynamic_keys = any(key.startswith("dynamic_partition.") for key in properties)
     if dynamic_keys and (definition.partition is None or definition.partition.kind != "RANGE"):
         # Doris's CREATE TABLE refuses them on unpartitioned and LIST tables with this message
@@ -223,6 +256,9 @@ def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> Col
         default=column.default,
         comment=column.comment,
         on_update=column.on_update_current_timestamp,
+        generated=column.generated,
+        auto_increment_start=(1 if column.auto_increment_start is None else column.auto_increment_start)
+        if column.auto_increment else None,
     )
 
 

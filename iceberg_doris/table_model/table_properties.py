@@ -92,6 +92,9 @@ def model_from_properties(properties: Mapping[str, str], schema_columns: list[Co
                 default=saved.get("default"),
                 comment=column.comment,
                 on_update=bool(saved.get("on_update", False)),
+                generated=saved.get("generated"),
+                generated_refs=tuple(saved.get("generated_refs", ())),
+                auto_increment_start=saved.get("auto_increment"),
             )
         )
     try:
@@ -146,4 +149,9 @@ def _column_json(column: ColumnModel) -> dict[str, object]:
         data["default"] = column.default
     if column.on_update:
         data["on_update"] = True
+    if column.generated is not None:
+        data["generated"] = column.generated
+        data["generated_refs"] = list(column.generated_refs)
+    if column.auto_increment_start is not None:
+        data["auto_increment"] = column.auto_increment_start
     return data

@@ -405,6 +405,31 @@ def test_run_dynamic_partition_rebuilt_on_a_plain_insert_drops_the_expired_parti
     assert f"p{old:%Y%m%d}" not in partition_names(spark, table)
 
 
+
+def test_retention_pass_rebuilt_on_a_plain_insert_drops_the_history_partitions_as_they_are_then(spark, namespace, py_catalog):
+    # partition_p0/auto_partition/test_auto_new_recycle.groovy: partition.retention_count = 1 keeps the newest
+    # history partition; the rows a plain INSERT put into a dropped one go with it, those of the kept one stay.
+    table = f"{namespace}.auto_recycle"
+    doris.create_table(
+        spark,
+        ddl=f"""CREATE TABLE {table} (k0 DATETIME NOT NULL, n INT NOT NULL) DUPLICATE KEY(k0)
+        AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) () DISTRIBUTED BY HASH(n) BUCKETS 1
+        PROPERTIES ("partition.retention_count" = "1")""",
+    )
+    noon = [dt.datetime(2020, 1, day, 12) for day in (1, 2, 3)]
+    doris.load(spark, table=table, query=values([f"(TIMESTAMP_NTZ'{t}', {i})" for i, t in enumerate(noon)], "k0, n"))
+    before = main_snapshot(spark, table)
+    late = "INSERT INTO {t} VALUES (TIMESTAMP_NTZ'2020-01-01 13:00:00', 7), (TIMESTAMP_NTZ'2020-01-03 13:00:00', 8)"
+    with at_commit(spark, table, late.format(t=table)) as competitor:
+        actions = doris.run_dynamic_partition(spark, table=table)
+    assert [(r.action, r.partition_name) for r in actions] == [("DROP", "p20200101000000"), ("DROP", "p20200102000000")]
+    assert_rebuilt_on(spark, table, before, competitor, main_snapshot(spark, table))
+    kept = [(noon[2], 2), (dt.datetime(2020, 1, 3, 13), 8)]
+    assert rows(spark, table) == kept
+    assert sorted(tuple(r.values()) for r in py_catalog.load_table(table).scan().to_arrow().to_pylist()) == kept
+    assert partition_names(spark, table) == ["p20200103000000"]
+
+
 # -- compact ----------------------------------------------------------------------------------
 
 

@@ -117,6 +117,11 @@ PROPERTY_STATEMENTS = {
     "disable_auto_compaction": 'CREATE TABLE t (k INT) PROPERTIES ("disable_auto_compaction" = "true")',
     "catalog_trash_expire_second": 'CREATE TABLE t (k INT) PROPERTIES ("catalog_trash_expire_second" = "60")',
     "format-version": 'CREATE TABLE t (k INT) PROPERTIES ("format-version" = "2")',
+    # regression-test/suites/partition_p0/auto_partition/test_auto_new_recycle.groovy
+    "partition.retention_count": (
+        "CREATE TABLE t (k0 datetime(6) not null) AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) () "
+        'DISTRIBUTED BY HASH(`k0`) BUCKETS 1 PROPERTIES ("partition.retention_count" = "3")'
+    ),
 }
 
 
@@ -155,16 +160,6 @@ def test_each_column_attribute_is_implemented_or_refused_by_name(attribute):
         assert message.startswith(f"{attribute} (column c) is not supported by iceberg-doris: ")
     else:
         parse_create_table(sql)
-
-
-def test_auto_increment_start_on_a_value_column_is_refused_too():
-    # regression-test/suites/data_model_p0/unique/test_unique_table_auto_inc.groovy ("auto-increment column is value")
-    message = _refusal(
-        "CREATE TABLE t (`name` varchar(65533) NOT NULL, `value` int(11) NOT NULL, "
-        "`id` BIGINT NOT NULL AUTO_INCREMENT(100)) UNIQUE KEY(`name`, `value`) "
-        "DISTRIBUTED BY HASH(`name`, `value`) BUCKETS 1"
-    )
-    assert message.startswith("AUTO_INCREMENT (column id) is not supported")
 
 
 @pytest.mark.parametrize("name", sorted(PROPERTY_FEATURES))
@@ -213,14 +208,44 @@ def test_partition_properties_are_storage_settings_only():
     assert "replication_num" in PARTITION_PROPERTIES
 
 
-def test_partition_retention_count_is_refused_by_name():
-    # regression-test/suites/partition_p0/auto_partition/test_auto_partition_retention_restart.groovy: an AUTO
-    # RANGE table keeping its newest N history partitions; not applied here, so refused.
-    message = _refusal(
-        "CREATE TABLE auto_recycle (k0 datetime(6) not null) PARTITION BY RANGE (date_trunc(k0, 'day')) () "
-        'DISTRIBUTED BY HASH(`k0`) BUCKETS 1 properties("partition.retention_count" = "3")'
+def _model_refusal(sql: str) -> str:
+    with pytest.raises(InvalidTableDefinitionError) as raised:
+        model_from_definition(parse_create_table(sql))
+    return str(raised.value)
+
+
+AUTO_RECYCLE = "CREATE TABLE auto_recycle (k0 datetime(6) not null) {partition} DISTRIBUTED BY HASH(`k0`) BUCKETS 1 "
+
+
+def test_partition_retention_count_is_kept_on_an_auto_range_table():
+    # regression-test/suites/partition_p0/auto_partition/test_auto_partition_retention_restart.groovy and
+    # test_auto_new_recycle.groovy: without AUTO too ("partition by range (date_trunc(k0, 'day')) ()").
+    sql = AUTO_RECYCLE.format(partition="PARTITION BY RANGE (date_trunc(k0, 'day')) ()")
+    model = model_from_definition(parse_create_table(sql + 'properties("partition.retention_count" = "3")'))
+    assert model.retention_count() == 3
+
+
+def test_partition_retention_count_is_validated_with_doris_messages():
+    # regression-test/suites/partition_p0/auto_partition/test_auto_new_recycle.groovy
+    auto_range = AUTO_RECYCLE.format(partition="AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) ()")
+    dynamic = (
+        'properties("dynamic_partition.enable" = "true", "dynamic_partition.time_unit" = "DAY", '
+        '"dynamic_partition.start" = "-1", "dynamic_partition.end" = "2", "dynamic_partition.prefix" = "p", '
+        '"dynamic_partition.create_history_partition" = "true", "replication_num" = "1", '
+        '"partition.retention_count" = "3")'
     )
-    assert message.startswith('Property "partition.retention_count" is not supported by iceberg-doris')
+    assert _model_refusal(auto_range + dynamic) == (
+        "Please remove dynamic_partition properties when partition.retention_count enabled"
+    )
+    auto_list = AUTO_RECYCLE.format(partition="AUTO PARTITION BY LIST (k0) ()")
+    retention = 'properties("replication_num" = "1", "partition.retention_count" = "3")'
+    assert _model_refusal(auto_list + retention) == "Only AUTO RANGE PARTITION table could set partition.retention_count"
+    assert _model_refusal(RANGE + ' PROPERTIES ("partition.retention_count" = "3")') == (
+        "Only AUTO RANGE PARTITION table could set partition.retention_count"
+    )
+    for value in ("0", "-2", "three"):
+        message = _model_refusal(auto_range + f'properties("partition.retention_count" = "{value}")')
+        assert message.startswith("partition.retention_count should be > 0"), message
 
 
 def test_a_column_marked_key_must_be_a_key_column():

@@ -34,7 +34,8 @@ def snapshot_count(spark, table: str) -> int:
 def not_in_bin(name: str, table: str, partition_id: int = -1, expire: int = 86400) -> str:
     return (
         f"No partition named '{name}' or partition id '{partition_id}' in table {table}: the recycle bin keeps the "
-        "partitions drop_partition, truncate (both without force) and insert_overwrite emptied for "
+        "partitions drop_partition, truncate (both without force), insert_overwrite and partition.retention_count "
+        "emptied for "
         f"catalog_trash_expire_second ({expire}) seconds, while their snapshot is on the table's history"
     )
 

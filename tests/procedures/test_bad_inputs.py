@@ -389,7 +389,7 @@ CASES = [
     py("dynamic-bad-prefix", "dup", "set_properties",
        {"table": DUP, "properties": {"dynamic_partition.time_unit": "DAY", "dynamic_partition.end": "3", "dynamic_partition.prefix": "../p"}},
        InvalidTableDefinitionError, r"Invalid dynamic partition prefix: \.\./p\."),
-    py("run-dynamic-not-enabled", "dup", "run_dynamic_partition", {"table": DUP}, DorisError, r"has no enabled dynamic partitions: set dynamic_partition\.enable"),
+    py("run-dynamic-not-enabled", "dup", "run_dynamic_partition", {"table": DUP}, DorisError, r"has no enabled dynamic partitions and no partition\.retention_count: set dynamic_partition\.enable"),
     # --- compact / show / describe ------------------------------------------------------------
     py("compact-unknown-partition", "dup", "compact", {"table": DUP, "partitions": ["nope"]}, PartitionError, r"^Partition\[nope\] does not exist in"),
     py("compact-partitions-unpartitioned", "flat", "compact", {"table": FLAT, "partitions": ["p1"]}, PartitionError, r"partitioned"),

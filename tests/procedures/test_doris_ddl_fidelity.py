@@ -19,29 +19,32 @@ def _tables(spark, namespace: str) -> list[str]:
 
 
 def test_refused_column_attributes_create_nothing(spark, namespace):
-    # data_model_p0/unique/test_unique_table_auto_inc.groovy
+    # data_model_p0/duplicate/storage/test_dup_tab_auto_inc_col.groovy: a nullable auto-increment column
     auto_inc = (
-        f"CREATE TABLE {namespace}.auto_inc (`id` BIGINT NOT NULL AUTO_INCREMENT, `name` varchar(65533) NOT NULL, "
-        "`value` int(11) NOT NULL) ENGINE=OLAP UNIQUE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 "
-        'PROPERTIES ("replication_allocation" = "tag.location.default: 1", "enable_unique_key_merge_on_write" = "true")'
+        f"CREATE TABLE {namespace}.auto_inc (`id` int(11) AUTO_INCREMENT, `value` int(11) NOT NULL) ENGINE=OLAP "
+        "DUPLICATE KEY(`id`) DISTRIBUTED BY HASH(`id`) BUCKETS 1 "
+        'PROPERTIES ("replication_allocation" = "tag.location.default: 1")'
     )
     with pytest.raises(IllegalArgumentException) as raised:
         spark.sql(f"CALL doris.create_table('{auto_inc}')").collect()
-    assert "AUTO_INCREMENT (column id) is not supported by iceberg-doris" in str(raised.value)
+    assert "the auto increment column should be NOT NULL." in str(raised.value)
+    with pytest.raises(IllegalArgumentException) as raised:
+        spark.sql(f"CALL doris.create_table('CREATE TABLE {namespace}.gen (a INT, b INT AS (a + 1)) DUPLICATE KEY(a)')").collect()
+    assert "generated expression (column b) is not supported by iceberg-doris" in str(raised.value)
     assert _tables(spark, namespace) == []
 
 
-def test_partition_retention_count_and_unknown_properties_are_refused(spark, namespace):
-    # partition_p0/auto_partition/test_auto_partition_retention_restart.groovy
-    with pytest.raises(InvalidTableDefinitionError, match='^Property "partition.retention_count" is not supported'):
+def test_partition_retention_count_off_auto_range_and_unknown_properties_are_refused(spark, namespace):
+    # partition_p0/auto_partition/test_auto_new_recycle.groovy
+    with pytest.raises(InvalidTableDefinitionError, match="^Only AUTO RANGE PARTITION table could set partition.retention_count$"):
         doris.create_table(spark, ddl=(
             f"CREATE TABLE {namespace}.recycle (k0 datetime(6) NOT NULL) "
-            "AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) () DISTRIBUTED BY HASH(k0) BUCKETS 1 "
-            'PROPERTIES ("partition.retention_count" = "3")'
+            "AUTO PARTITION BY LIST (k0) () DISTRIBUTED BY HASH(k0) BUCKETS 1 "
+            'PROPERTIES ("replication_num" = "1", "partition.retention_count" = "3")'
         ))
     table = f"{namespace}.flat"
     doris.create_table(spark, ddl=f'CREATE TABLE {table} (k INT) PROPERTIES ("replication_num" = "1")')
-    with pytest.raises(InvalidTableDefinitionError, match='^Property "partition.retention_count" is not supported'):
+    with pytest.raises(InvalidTableDefinitionError, match="^Only AUTO RANGE PARTITION table could set partition.retention_count$"):
         doris.set_properties(spark, table=table, properties={"partition.retention_count": "3"})
     with pytest.raises(InvalidTableDefinitionError, match=r"^Unknown properties: \{no_such_thing=1\}"):
         doris.set_properties(spark, table=table, properties={"no_such_thing": "1"})

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.engine.auto_increment import with_generated_values
 from iceberg_doris.engine.faults import crash_point
 from iceberg_doris.engine.iceberg_tables import current_snapshot_id
 from iceberg_doris.engine.source_plans import reads_table
@@ -37,6 +38,7 @@ from iceberg_doris.merge_on_write.commit import KeyedLoad
 from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
 from iceberg_doris.names.rules import check_label
 from iceberg_doris.operations import progress, temp_partitions
+from iceberg_doris.operations.generated_columns import check_insert_names, partial_supplied
 from iceberg_doris.operations.load.checks import (
     check_batch_new,
     check_keys_supplied,
@@ -145,6 +147,20 @@ def keyed_source(spark: "SparkSession", handle: DorisTable, request: LoadRequest
         return None
 
 
+def partial_update(handle: DorisTable, request: LoadRequest) -> bool:
+    """Whether the load updates only the columns it names: asked for (``partial_columns``) or made
+    so by the INSERT statement's session, on merge-on-write UNIQUE KEY tables and on AGGREGATE KEY
+    tables (Doris's enable_agg_key_partial_update: the columns left out are NULL, which
+    REPLACE_IF_NOT_NULL, SUM, MAX and MIN keep the stored value for). Elsewhere Doris's partial
+    update has no effect: the load writes whole rows, the columns it leaves out taking their
+    defaults or NULL."""
+    model = handle.model
+    asked = request.partial_columns or model.keys_model.value in request.origin.partial_update_models
+    if model.keys_model is KeysModel.AGGREGATE:
+        return asked
+    return asked and model.merge_on_write
+
+
 def load_once(
     spark: "SparkSession", handle: DorisTable, request: LoadRequest,
     *, serialised: bool = False, source: "DataFrame | None" = None,
@@ -157,9 +173,7 @@ def load_once(
     request = dataclasses.replace(
         request, partitions=handle.stored_partition_names(request.partitions),
         temporary_partitions=handle.stored_partition_names(request.temporary_partitions, temporary=True),
-        # Doris: enable_unique_key_partial_update has no effect outside merge-on-write UNIQUE tables;
-        # the load writes whole rows, the columns it leaves out taking their defaults or NULL.
-        partial_columns=request.partial_columns and handle.model.merge_on_write,
+        partial_columns=partial_update(handle, request),
     )
     check_load_request(handle, request)
     label = check_label(request.label) if request.label is not None else f"{request.operation}_{uuid.uuid4().hex}"
@@ -185,6 +199,12 @@ def load_once(
     check_sequence_named(handle, request)
     model = handle.model
     targets = [target_column(c) for c in model.loadable_columns]
+    if request.partial_columns and model.keys_model is KeysModel.AGGREGATE:
+        # Doris fills the columns a partial update of an aggregate table leaves out with NULL, not
+        # their defaults: the stored values stay through the aggregation.
+        targets = [dataclasses.replace(t, default=None) for t in targets]
+    if request.origin.insert_statement:
+        check_insert_names(model, handle.name.name, list(frame.columns))
     if mapping is None and request.partial_columns:
         check_partial_names(frame, targets)
     if mapping is None and not request.partial_columns:
@@ -194,7 +214,10 @@ def load_once(
     extra = None
     if model.keys_model is not KeysModel.DUPLICATE:
         given = loaded_columns(frame, targets, mapping)
-        supplied = given if request.partial_columns else tuple(t.name for t in targets)
+        supplied = partial_supplied(model, given) if request.partial_columns else tuple(t.name for t in targets)
+        generated = model.auto_increment_column
+        if generated is not None and generated.is_key and generated.name not in supplied:
+            supplied = (*supplied, generated.name)  # every row's key is generated: a new key
         keyed = KeyedLoadShape(
             model, tuple(supplied), request.partial_columns, request.strict_mode,
             insert_statement=request.origin.insert_statement,
@@ -207,61 +230,71 @@ def load_once(
         frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
         extra=extra, required_present=not request.partial_columns,
     )
-    if request.merge_type is MergeType.NEGATIVE:
-        prepared = negated(prepared, model)
-    if keyed is not None and keyed.partial and request.strict_mode:
-        # New keys are filtered rows, as in Doris; a temp partition holds keys of its own.
-        branches = [temp_partitions.branch_name(p) for p in request.temporary_partitions or ()]
-        prepared = filter_new_keys(handle, prepared, branches)
-    routed = route_rows(prepared, handle, request)
-    reading.done()
-    deleted = 0
-    fresh = None
-    if fresh_bulk.applies(handle, routed, request, keyed):
-        # Every key new unless the batch repeats one: written and counted in one pass, checked after.
-        with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
-            fresh = fresh_bulk.stage_fresh(handle, routed, request, label, targets, keyed)
-            if fresh is not None:
-                writing.count(**logged_counts(fresh.counts))
-    if fresh is not None:
-        counts, error_rows_path = fresh.counts, fresh.error_rows_path
-        commit = load_commit(label, request, counts, repair, read_at=read_at, serialised=serialised)
-        committed, deleted = publish_keyed(
-            KeyedLoad(handle, keyed, into_main=True), fresh_bulk.accepted_rows(counts.routed), commit,
-            facts=counts.keys, staged=fresh.files,
+    generated_values = None
+    if model.auto_increment_column is not None:
+        generated_values = with_generated_values(
+            handle.iceberg, handle.name, handle.table, prepared, model.auto_increment_column
         )
-    elif keyed is None and counted_by_write(routed, request):
-        # One pass: the rows are staged as files and counted from that write.
-        with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
-            written = stage_and_count(handle, routed, request, label, targets)
-            writing.count(**logged_counts(written.counts))
-        counts, error_rows_path = written.counts, written.error_rows_path
-        commit = load_commit(label, request, counts)
-        committed = publish_rows(handle, None, targets, commit, staged=written.files)
-    else:
-        # A keyed load (not an overwrite) is one KeyedLoad from here: it may write its new rows while they are counted.
-        keyed_load = None
-        if keyed is not None and request.overwrite is None:
-            keyed_load = KeyedLoad(handle, keyed, into_main=not request.temporary_partitions)
-        with progress.phase(operation, table_name, "check") as checking:
-            counted = count_and_check(handle, routed, request, label, keyed, early_write=keyed_load)
-            checking.count(**logged_counts(counted.counts))
-        try:
-            counts, error_rows_path = counted.counts, counted.error_rows_path
-            crash_point(request.operation, "rows-counted")
+        prepared = generated_values.frame
+    try:
+        if request.merge_type is MergeType.NEGATIVE:
+            prepared = negated(prepared, model)
+        if keyed is not None and keyed.partial and request.strict_mode and model.keys_model is KeysModel.UNIQUE:
+            # New keys are filtered rows, as in Doris; a temp partition holds keys of its own.
+            branches = [temp_partitions.branch_name(p) for p in request.temporary_partitions or ()]
+            prepared = filter_new_keys(handle, prepared, branches)
+        routed = route_rows(prepared, handle, request)
+        reading.done()
+        deleted = 0
+        fresh = None
+        if fresh_bulk.applies(handle, routed, request, keyed):
+            # Every key new unless the batch repeats one: written and counted in one pass, checked after.
+            with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
+                fresh = fresh_bulk.stage_fresh(handle, routed, request, label, targets, keyed)
+                if fresh is not None:
+                    writing.count(**logged_counts(fresh.counts))
+        if fresh is not None:
+            counts, error_rows_path = fresh.counts, fresh.error_rows_path
             commit = load_commit(label, request, counts, repair, read_at=read_at, serialised=serialised)
-            if keyed is not None and request.overwrite is not None:
-                committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
-            elif keyed_load is not None:
-                committed, deleted = publish_keyed(
-                    keyed_load, counted.accepted(), commit, facts=counts.keys
-                )
-            else:
-                committed = publish_rows(handle, counted.accepted(), targets, commit)
-        finally:
-            if keyed_load is not None:
-                keyed_load.close()  # discards new rows written early if the load stopped before its lookup
-            counted.release()
+            committed, deleted = publish_keyed(
+                KeyedLoad(handle, keyed, into_main=True), fresh_bulk.accepted_rows(counts.routed), commit,
+                facts=counts.keys, staged=fresh.files,
+            )
+        elif keyed is None and counted_by_write(routed, request):
+            # One pass: the rows are staged as files and counted from that write.
+            with progress.phase(operation, table_name, "write") as writing:  # read, checked and written in one pass
+                written = stage_and_count(handle, routed, request, label, targets)
+                writing.count(**logged_counts(written.counts))
+            counts, error_rows_path = written.counts, written.error_rows_path
+            commit = load_commit(label, request, counts)
+            committed = publish_rows(handle, None, targets, commit, staged=written.files)
+        else:
+            # A keyed load (not an overwrite) is one KeyedLoad from here: it may write its new rows while they are counted.
+            keyed_load = None
+            if keyed is not None and request.overwrite is None:
+                keyed_load = KeyedLoad(handle, keyed, into_main=not request.temporary_partitions)
+            with progress.phase(operation, table_name, "check") as checking:
+                counted = count_and_check(handle, routed, request, label, keyed, early_write=keyed_load)
+                checking.count(**logged_counts(counted.counts))
+            try:
+                counts, error_rows_path = counted.counts, counted.error_rows_path
+                crash_point(request.operation, "rows-counted")
+                commit = load_commit(label, request, counts, repair, read_at=read_at, serialised=serialised)
+                if keyed is not None and request.overwrite is not None:
+                    committed = publish_keyed_overwrite(handle, counted.accepted(), keyed, targets, commit)
+                elif keyed_load is not None:
+                    committed, deleted = publish_keyed(
+                        keyed_load, counted.accepted(), commit, facts=counts.keys
+                    )
+                else:
+                    committed = publish_rows(handle, counted.accepted(), targets, commit)
+            finally:
+                if keyed_load is not None:
+                    keyed_load.close()  # discards new rows written early if the load stopped before its lookup
+                counted.release()
+    finally:
+        if generated_values is not None:
+            generated_values.release()
     # The snapshot the load reports: main's, or (temp partitions) the last branch it loaded;
     # snapshot_ids has every branch's.
     moved = [branch_name(t) for t in counts.touched if branch_name(t) in committed.snapshot_ids]

@@ -76,11 +76,13 @@ def test_invalid_state(spark, ns, table):
          "(force => true keeps it out of the recycle bin)"),
         (dict(table=table, partition="never"),
          "No partition named 'never' or partition id '-1' in table u: the recycle bin keeps the partitions "
-         "drop_partition, truncate (both without force) and insert_overwrite emptied for catalog_trash_expire_second "
+         "drop_partition, truncate (both without force), insert_overwrite and partition.retention_count emptied for "
+         "catalog_trash_expire_second "
          "(86400) seconds, while their snapshot is on the table's history"),
         (dict(table=f"{ns}.flat", partition="flat"),
          "No partition named 'flat' or partition id '-1' in table flat: the recycle bin keeps the partitions "
-         "drop_partition, truncate (both without force) and insert_overwrite emptied for catalog_trash_expire_second "
+         "drop_partition, truncate (both without force), insert_overwrite and partition.retention_count emptied for "
+         "catalog_trash_expire_second "
          "(86400) seconds, while their snapshot is on the table's history"),
     ]
     for arguments, message in cases:

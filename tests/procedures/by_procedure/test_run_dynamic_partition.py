@@ -64,8 +64,9 @@ def test_invalid_state(spark, ns, plain):
     with pytest.raises(DorisError) as raised:
         doris.run_dynamic_partition(spark, table=plain)
     assert str(raised.value) == (
-        f"Table {plain} has no enabled dynamic partitions: set dynamic_partition.enable and the other "
-        "dynamic_partition.* properties first"
+        f"Table {plain} has no enabled dynamic partitions and no partition.retention_count: set "
+        "dynamic_partition.enable and the other dynamic_partition.* properties (or, on an AUTO RANGE table, "
+        "partition.retention_count) first"
     )
     with pytest.raises(TableNotFoundError) as raised:
         doris.run_dynamic_partition(spark, table=f"{ns}.nope")

@@ -327,6 +327,9 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
             + "could be updated (Doris). Delete the row and insert it with the new key.");
       }
     }
+    if (target.generated(field.name())) {
+      throw target.generatedValue(field.name());
+    }
     return field.name();
   }
 

@@ -91,6 +91,18 @@ record DorisTarget(String name, String model, DataSourceV2Relation relation) {
     return savedColumn(column).path("on_update").asBoolean(false);
   }
 
+  /** Whether the column is generated ({@code AS (expr)}): every load computes it from the row. */
+  boolean generated(String column) {
+    return savedColumn(column).has("generated");
+  }
+
+  /** Doris's refusal of a value a statement gives a generated column (its INSERT, UPDATE and MERGE). */
+  DorisProcedureException generatedValue(String column) {
+    String table = relation.identifier().isDefined() ? relation.identifier().get().name() : name;
+    return SparkCompat.procedureFailure("ProcedureArgumentError", "The value specified for generated column '" + column
+        + "' in table '" + table + "' is not allowed. Leave it out: every load computes it");
+  }
+
   /** What an ON UPDATE CURRENT_TIMESTAMP column of {@code type} takes when an update does not set it. */
   static Expression updateTime(SparkSession session, org.apache.spark.sql.types.DataType type) {
     try {

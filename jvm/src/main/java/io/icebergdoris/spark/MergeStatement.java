@@ -187,6 +187,9 @@ final class MergeStatement {
           throw failure("MERGE INTO " + target.name() + " cannot set " + field.name() + ": Only value columns of unique "
               + "table could be updated (Doris). Delete the row and insert it with the new key.");
         }
+        if (target.generated(field.name())) {
+          throw target.generatedValue(field.name());
+        }
       }
     }
     List<Expression> values = new ArrayList<>();
@@ -220,6 +223,9 @@ final class MergeStatement {
           throw failure("MERGE INTO " + target.name() + ": unknown column in target table: " + column + " (Doris). "
               + "The table's columns: " + columnList() + ".");
         }
+        if (target.generated(column)) {
+          throw target.generatedValue(field(column).name());
+        }
       }
     }
     String sequence = sequenceColumn();
@@ -238,6 +244,9 @@ final class MergeStatement {
 
   /** A column an INSERT does not list: its default, or NULL; a NOT NULL column without one fails. */
   private Expression defaultValue(StructField field) {
+    if (target.generated(field.name())) {
+      return Literal.create(null, field.dataType());  // a placeholder: the load computes the column
+    }
     String text = target.defaultOf(field.name());
     if (text.isEmpty()) {
       if (!field.nullable()) {

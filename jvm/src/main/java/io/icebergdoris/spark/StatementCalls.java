@@ -29,6 +29,9 @@ final class StatementCalls {
   static final String ENABLE_INSERT_STRICT = "spark.doris.enable_insert_strict";
   static final String INSERT_MAX_FILTER_RATIO = "spark.doris.insert_max_filter_ratio";
   static final String INSERT_LABEL = "spark.doris.insert_label";
+  /** Doris's session variables making an INSERT a partial-column update of a UNIQUE / AGGREGATE KEY table. */
+  static final String UNIQUE_KEY_PARTIAL_UPDATE = "spark.doris.enable_unique_key_partial_update";
+  static final String AGG_KEY_PARTIAL_UPDATE = "spark.doris.enable_agg_key_partial_update";
 
   private StatementCalls() {}
 
@@ -57,7 +60,8 @@ final class StatementCalls {
       }
     }
     ObjectNode settings = call.objectNode();
-    for (String key : new String[] {ENABLE_INSERT_STRICT, INSERT_MAX_FILTER_RATIO, INSERT_LABEL}) {
+    for (String key : new String[] {
+        ENABLE_INSERT_STRICT, INSERT_MAX_FILTER_RATIO, INSERT_LABEL, UNIQUE_KEY_PARTIAL_UPDATE, AGG_KEY_PARTIAL_UPDATE}) {
       String value = session.conf().get(key, null);
       if (value != null) {
         settings.put(key, value);
