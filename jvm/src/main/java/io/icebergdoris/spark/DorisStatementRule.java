@@ -4,33 +4,34 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedStar;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedSubqueryColumnAliases;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.SubqueryExpression;
+import org.apache.spark.sql.catalyst.plans.Inner$;
 import org.apache.spark.sql.catalyst.plans.logical.AppendData;
 import org.apache.spark.sql.catalyst.plans.logical.Assignment;
 import org.apache.spark.sql.catalyst.plans.logical.DeleteFromTable;
 import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.InsertIntoStatement;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.JoinHint;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable;
 import org.apache.spark.sql.catalyst.plans.logical.OverwriteByExpression;
 import org.apache.spark.sql.catalyst.plans.logical.OverwritePartitionsDynamic;
-import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
-import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
-import org.apache.spark.sql.catalyst.analysis.UnresolvedSubqueryColumnAliases;
-import org.apache.spark.sql.catalyst.plans.logical.InsertIntoStatement;
-import org.apache.spark.sql.catalyst.plans.logical.Join;
-import org.apache.spark.sql.catalyst.plans.logical.JoinHint;
-import org.apache.spark.sql.catalyst.plans.logical.UnresolvedWith;
-import org.apache.spark.sql.catalyst.plans.Inner$;
-import org.apache.spark.sql.catalyst.analysis.UnresolvedStar;
-import scala.Option;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
+import org.apache.spark.sql.catalyst.plans.logical.UnresolvedWith;
+import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
 import org.apache.spark.sql.catalyst.rules.Rule;
+import scala.Option;
 import scala.runtime.AbstractPartialFunction;
 
 /**
@@ -242,7 +243,7 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
     }
     LogicalPlan source = update.table();
     if (relations != null) {
-      if (!(relations instanceof org.apache.spark.sql.catalyst.plans.logical.Project project)
+      if (!(relations instanceof Project project)
           || project.projectList().size() != 1 || !(project.projectList().head() instanceof UnresolvedStar)) {
         throw failure("UPDATE " + target.name() + " ... FROM takes tables, subqueries and joins in its FROM clause, as "
             + "Doris's does; a GROUP BY, ORDER BY, LIMIT or set operation there is not one: put it in a subquery, "
