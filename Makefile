@@ -15,8 +15,15 @@ SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # listeners, its own entry points, local-cluster masters and the CLI's output; 4.0 shares 4.1's
 # Spark 4 exception classes, listeners and launcher, so the default line's run covers those.
 KEYED = tests/procedures/test_keyed_loads.py
+# UPDATE ... FROM: what each line parses its own way (Spark 4's injected parser, Spark 3.5's
+# DorisCallParser): the statement, WITH before it, EXPLAIN and parse errors, and statements passed
+# through untouched. Its refusals and load rules are Python the default line proves.
+UPDATE_FROM = tests/procedures/test_update_from.py
+UPDATE_FROM_LINE_TESTS = $(UPDATE_FROM)::test_doris_complex_update_and_update_by_alias \
+	$(UPDATE_FROM)::test_a_cte_before_a_plain_update_runs_it_as_doris_does \
+	$(UPDATE_FROM)::test_explain_and_parse_errors_point_at_the_statement $(UPDATE_FROM)::test_other_statements_reach_spark_untouched
 LINE_TESTS = tests/entry/test_call_bridge.py tests/procedures/test_argument_values.py tests/procedures/test_spark_statements.py \
-	tests/procedures/test_merge_into.py tests/procedures/test_update_from.py \
+	tests/procedures/test_merge_into.py $(UPDATE_FROM_LINE_TESTS) \
 	$(KEYED)::test_upserts_replace_rows_with_deletion_vectors_only $(KEYED)::test_format_v2_tables_get_position_delete_files \
 	$(KEYED)::test_partial_column_update $(KEYED)::test_aggregate_table_merges_each_load $(KEYED)::test_sequence_delete_tombstones \
 	$(KEYED)::test_compact_drops_deleted_rows_and_keeps_young_tombstones \
