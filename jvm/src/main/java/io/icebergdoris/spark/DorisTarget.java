@@ -103,7 +103,7 @@ record DorisTarget(String name, String model, DataSourceV2Relation relation) {
         + "' in table '" + table + "' is not allowed. Leave it out: every load computes it");
   }
 
-  /** What an ON UPDATE CURRENT_TIMESTAMP column of {@code type} takes when an update does not set it. */
+  /** The statement's time as a value of {@code type}: a DEFAULT CURRENT_TIMESTAMP, and what an ON UPDATE CURRENT_TIMESTAMP column takes when an update does not set it. */
   static Expression updateTime(SparkSession session, org.apache.spark.sql.types.DataType type) {
     try {
       return session.sessionState().sqlParser().parseExpression("CAST(current_timestamp() AS " + type.sql() + ")");

@@ -257,7 +257,7 @@ final class MergeStatement {
     }
     String type = field.dataType().sql();
     if (DorisTarget.CURRENT_TIMESTAMP.matcher(text).matches()) {
-      return parse("CAST(current_timestamp() AS " + type + ")");
+      return DorisTarget.updateTime(session, field.dataType());
     }
     if (CURRENT_DATE.matcher(text).matches()) {
       return parse("CAST(current_date() AS " + type + ")");
