@@ -12,8 +12,9 @@ SPARK4_GAPS = tests/procedures/test_sequence_table_renames.py
 # rows read by position for partial and aggregate loads, tombstones, compaction. The rest of
 # test_keyed_loads.py is Python logic the default line proves. Spark 3.5 also runs the gap above,
 # the bad-input catalogue (its errors come from Spark 3.5's own exception classes), the loopback
-# listeners, its own entry points, local-cluster masters and the CLI's output; 4.0 shares 4.1's
-# Spark 4 exception classes, listeners and launcher, so the default line's run covers those.
+# listeners, its own entry points, local-cluster masters and the spark-sql door; 4.0 shares 4.1's
+# Spark 4 exception classes, listeners and launcher, so the default line's run covers those. The
+# CLI's output is Python over spark.sql, the same on every line: the default line proves it.
 KEYED = tests/procedures/test_keyed_loads.py
 # UPDATE ... FROM: what each line parses its own way (Spark 4's injected parser, Spark 3.5's
 # DorisCallParser): the statement, WITH before it, EXPLAIN and parse errors, and statements passed
@@ -30,8 +31,7 @@ LINE_TESTS = tests/entry/test_call_bridge.py tests/procedures/test_argument_valu
 	tests/spark_session/test_session_defaults.py \
 	tests/streaming/test_doris_format_sink.py::test_a_strict_mode_batch_reports_its_filtered_row_which_goes_to_error_rows
 SPARK35_TESTS = $(SPARK4_GAPS) $(LINE_TESTS) tests/procedures/test_bad_inputs.py tests/spark_session/test_loopback_listeners.py \
-	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py \
-	tests/cli/test_output_and_prompt.py tests/doors/test_spark_sql.py
+	tests/packaging/test_session_entry_points.py tests/packaging/test_local_cluster.py tests/doors/test_spark_sql.py
 
 setup:
 	./scripts/setup.sh

@@ -49,7 +49,7 @@ def _run_snippets(root: Path, files: list[Path], *extra: str, timeout: int) -> d
         cwd=work, env=env, capture_output=True, text=True, timeout=timeout,
     )
     assert report.exists(), f"the snippet runner wrote no report (exit {run.returncode}):\n{run.stderr[-6000:]}"
-    return json.loads(report.read_text())
+    return json.loads(report.read_text()) | {"stderr": run.stderr}
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +218,20 @@ def test_make_demo_prints_the_readme_sample(readme_run):
             position += 1
         assert position < len(lines), f"make demo's output has no line like {expected!r} (in order):\n{demo['output']}"
         position += 1
+
+
+# log4j2.properties' layout: "HH:mm:ss LEVEL logger: message"; a stack trace's frames start with "at".
+_ERROR_LINE = re.compile(r"^\d\d:\d\d:\d\d ERROR ")
+_JAVA_FRAME = re.compile(r"^\s+at [\w$.]+\(.*\)$")
+
+
+@pytest.mark.spark
+def test_the_readme_and_make_demo_log_no_error_and_no_stack_trace(readme_run):
+    """A reader's first loads and make demo's job (run in the same fresh process) print nothing at
+    Spark's ERROR level and no Java stack trace (issue 57: the demo's first load printed a failed
+    code compilation twice)."""
+    stderr = readme_run["stderr"]
+    lines = stderr.splitlines()
+    assert [line for line in lines if _ERROR_LINE.match(line)] == [], stderr[-6000:]
+    assert [line for line in lines if _JAVA_FRAME.match(line)][:5] == [], stderr[-6000:]
+    assert "Whole-stage codegen disabled" not in stderr

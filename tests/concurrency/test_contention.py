@@ -2,7 +2,7 @@
 every load commits, each label once, with at most two lookups, and Spark, pyiceberg and DuckDB
 all read the serial result by Doris's rules (see tests/concurrency/contention.py).
 
-CI runs 2 processes x 2 threads x 4 loads each per catalog, four writers at once (2 processes:
+CI runs 2 processes x 2 threads x 2 loads each per catalog, four writers at once (2 processes:
 the commit lock is proved across processes as well as threads; each process costs about 10 s of
 Spark start-up on 2 cores); the full target, 8 processes x 10 loads, runs by hand with
 ``python -m tests.concurrency.contention`` (numbers in benchmarks/RESULTS.md)."""
@@ -16,7 +16,7 @@ from tests.concurrency.contention import make_workload, readers_rows, run_writer
 from tests.concurrency.writer import load_arguments
 from tests.support.postgres_server import postgres_server
 
-PROCESSES, THREADS, LOADS_PER_PROCESS = 2, 2, 4
+PROCESSES, THREADS, LOADS_PER_PROCESS = 2, 2, 2
 
 
 def check(workload, outcome, spark_rows) -> None:

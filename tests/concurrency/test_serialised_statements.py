@@ -217,20 +217,14 @@ PROCESSES, THREADS, INCREMENTS = 2, 2, 2
 
 
 def run_counters(place: dict, folder, table: str, *, create: bool = False) -> list[dict]:
-    """Runs the counter processes (``create``: the table is made by a process of its own first)."""
+    """Runs the counter processes (``create``: the first one makes the table before it is ready)."""
     spec = folder / "spec.json"
-    spec.write_text(json.dumps(place | {"table": table, "threads": THREADS, "increments": INCREMENTS}))
-    if create:
-        made = subprocess.run(
-            [sys.executable, "-m", "tests.concurrency.counter", "create", str(spec)],
-            cwd=REPOSITORY, capture_output=True, text=True, env=_environment(), timeout=600,
-        )
-        assert made.returncode == 0, (made.stdout + made.stderr)[-3000:]
+    spec.write_text(json.dumps(place | {"table": table, "threads": THREADS, "increments": INCREMENTS, "create": create}))
     processes = []
     for number in range(PROCESSES):
         log = (folder / f"counter-{number}.log").open("w")
         processes.append(subprocess.Popen(
-            [sys.executable, "-m", "tests.concurrency.counter", "count", str(spec), str(number)],
+            [sys.executable, "-m", "tests.concurrency.counter", str(spec), str(number)],
             cwd=REPOSITORY, stdout=log, stderr=subprocess.STDOUT, env=_environment(),
         ))
     try:

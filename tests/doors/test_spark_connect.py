@@ -78,7 +78,14 @@ def _client(port: int, env: dict[str, str], cwd: Path, token: str | None) -> sub
 
 
 def test_the_connect_client_calls_procedures_inserts_writes_and_reads_changes(connect_server, tmp_path):
+    # One server for both clients (each start costs a driver JVM): first one without the token,
+    # which is refused and creates nothing, then one with it.
     port, env, token = connect_server
+
+    refused = _client(port, env, tmp_path, token=None)
+
+    assert refused.returncode != 0
+    assert rows_in_catalog_is_empty(tmp_path)
 
     result = _client(port, env, tmp_path, token)
 
@@ -92,15 +99,6 @@ def test_the_connect_client_calls_procedures_inserts_writes_and_reads_changes(co
     token_in_log = token.encode() in (tmp_path / "connect-server.log").read_bytes()
     assert not token_in_log, "the server's log holds the token"
     assert not _processes_showing(token.encode()), "a process command line holds the token"
-
-
-def test_a_client_without_the_token_is_refused(connect_server, tmp_path):
-    port, env, _ = connect_server
-
-    result = _client(port, env, tmp_path, token=None)
-
-    assert result.returncode != 0
-    assert rows_in_catalog_is_empty(tmp_path)
 
 
 def rows_in_catalog_is_empty(tmp_path: Path) -> bool:

@@ -114,8 +114,13 @@ def test_a_script_shows_progress_and_one_clean_failure_on_stderr(tmp_path):
     assert "load n.u: read started" in loading and "load n.u: commit done in" in loading
     assert "py4j" not in stderr and "Received command" not in stderr
     # the failure: its own progress lines, then one message
-    [message] = [line for line in failing.splitlines() if not line.split(" ", 1)[-1].startswith("load n.u: ")]
-    assert message.startswith("QueryValueError: doris.load failed: the query raised an error (")
+    others = [line for line in failing.splitlines() if not line.split(" ", 1)[-1].startswith("load n.u: ")]
+    [message] = [line for line in others if line.startswith("QueryValueError: ")]
+    assert message.startswith("QueryValueError: doris.load failed: the query raised an error ("), failing
+    # a busy machine may add one of Spark's own environment warnings (a slow heartbeat, say); the
+    # failure itself appears once, in our message, never in a task line or a second report
+    noise = [line for line in others if line != message]
+    assert all(" WARN " in line and "assert_true" not in line and "Lost task" not in line for line in noise), failing
     assert "Traceback" not in stderr and "\tat " not in stderr and "Exception in task" not in stderr
     # progress=False: nothing
     assert quiet == ""
