@@ -73,6 +73,8 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     from pyspark.sql import functions as F
 
     if shape.flexible:
+        if shape.sequence_column is not None:
+            _refuse_repeated_keys(accepted, shape)
         return _merge_flexible_rows(accepted, shape)
     if shape.model.keys_model is KeysModel.AGGREGATE:
         keys = [F.col(quote_identifier(k)) for k in shape.keys]
@@ -123,6 +125,21 @@ def _merge_flexible_rows(accepted: "DataFrame", shape: KeyedLoadShape) -> "DataF
     ]
     grouped = after.groupBy(*[_sql_column(k) for k in keys]).agg(*[_sql_column(text) for text in merged])
     return grouped.select(*accepted.columns)
+
+
+def _refuse_repeated_keys(accepted: "DataFrame", shape: KeyedLoadShape) -> None:
+    """Doris merges the rows of one key of a flexible load into a sequence table row by row against
+    the stored sequence value; iceberg-doris decides a key's rows only once, so it refuses them."""
+    from iceberg_doris.errors import LoadError
+
+    repeated = accepted.groupBy(*[_sql_column(quote_identifier(k)) for k in shape.keys]).count().where("count > 1").limit(1).collect()
+    if repeated:
+        key = ", ".join(f"{k}={v}" for k, v in zip(shape.keys, repeated[0]))
+        raise LoadError(
+            f"the flexible partial update gives key ({key}) more than one row, on a table with a sequence column: "
+            "iceberg-doris does not merge such rows (Doris merges them in order against the stored sequence value); "
+            "load one row per key, or load the rows in separate loads"
+        )
 
 
 def _sql_column(text: str) -> "Column":
@@ -204,7 +221,11 @@ def decide(
     if stored is not None:
         # From the index, the stored sequence values are no more rows than the live ones.
         joined = joined.join(F.broadcast(stored) if broadcast_live else stored, keys, "left")
-    if shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
+    if shape.flexible and stored is not None and shape.sequence_column is not None:
+        # A row that does not name the sequence column keeps the stored value, which it equals.
+        named = F.array_contains(F.col(NAMED), shape.sequence_column.lower())
+        wins = ~named | F.col(MAX_SEQUENCE).isNull() | (F.col(SEQUENCE).isNotNull() & (F.col(SEQUENCE) >= F.col(MAX_SEQUENCE)))
+    elif shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
         wins = F.lit(True)
     else:
         # NULL sorts below every value; an equal value wins because this load is the later one.
@@ -287,14 +308,15 @@ def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
             value = incoming
         elif shape.model.keys_model is KeysModel.AGGREGATE:
             value = f"CASE WHEN {exists} THEN {_merge_aggregate(column.aggregation, stored, incoming, shape)} ELSE {incoming} END"
+        elif shape.flexible and not column.on_update:
+            # A column the row does not name keeps the stored value, unless the batch deleted the key first.
+            given = f"array_contains({NAMED}, {string_literal(name.lower())})"
+            own = SEQUENCE if name == HIDDEN_SEQUENCE_COLUMN else incoming
+            value = f"CASE WHEN {exists} AND NOT {RESET} AND NOT {given} THEN {stored} ELSE {own} END"
         elif name == shape.sequence_column and not shape.sequence_supplied:
             value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         elif name == HIDDEN_SEQUENCE_COLUMN:
             value = SEQUENCE
-        elif shape.flexible and not column.on_update:
-            # A column the row does not name keeps the stored value, unless the batch deleted the key first.
-            given = f"array_contains({NAMED}, {string_literal(name.lower())})"
-            value = f"CASE WHEN {exists} AND NOT {RESET} AND NOT {given} THEN {stored} ELSE {incoming} END"
         elif shape.partial and name not in shape.supplied and not column.on_update:
             # ON UPDATE CURRENT_TIMESTAMP columns take the batch's value, the load's time (their
             # default), on updated keys as on new ones.

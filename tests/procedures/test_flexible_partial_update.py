@@ -186,3 +186,84 @@ def test_update_modes_upsert_and_fixed_columns(spark, namespace, tmp_path):
     assert _rows(spark, table)[1] == (1, 77, 1, 1, 1, 1)
     doris.load(spark, table=table, query="SELECT 1 AS k, 5 AS v1, 6 AS v2, 7 AS v3, 8 AS v4, 9 AS v5", unique_key_update_mode="UPSERT")
     assert _rows(spark, table)[1] == (1, 5, 6, 7, 8, 9)
+
+
+# regression-test/data/unique_with_mow_p0/flexible/test2.json
+TEST2 = """{"k": 1, "v1": 111, "v5": 9}
+{"k": 2, "v2": 222, "v5": 25}
+{"k": 3, "v3": 333}
+{"k": 4, "v4": 444, "v5": 50, "v1": 411, "v3": 433, "v2": null}
+{"k": 5, "v5": null}
+{"k": 6, "v1": 611, "v3": 633}
+{"k": 7, "v3": 733, "v5": 300}
+"""
+
+
+def _sequence_table(spark, namespace: str, name: str, v5: str) -> str:
+    table = f"{namespace}.{name}"
+    doris.create_table(spark, ddl=(
+        f"CREATE TABLE {table} (`k` int(11) NULL, `v1` BIGINT NULL, `v2` BIGINT NULL DEFAULT \"9876\", "
+        f"`v3` BIGINT NOT NULL, `v4` BIGINT NOT NULL DEFAULT \"1234\", `v5` BIGINT NULL {v5}) UNIQUE KEY(`k`) "
+        "DISTRIBUTED BY HASH(`k`) BUCKETS 1 PROPERTIES(\"enable_unique_key_skip_bitmap_column\" = \"true\", "
+        "\"function_column.sequence_col\" = \"v5\")"
+    ))
+    spark.sql(f"INSERT INTO {table} SELECT id, id, id, id, id, id * 10 FROM range(6)")
+    return table
+
+
+@pytest.mark.parametrize(("v5", "new_key_v5"), [("", None), ('DEFAULT "31"', 31)])
+def test_a_sequence_column_decides_each_row(spark, namespace, tmp_path, v5, new_key_v5):
+    # test_flexible_partial_update_seq_col.groovy 1.1 and 1.2 (test2.json): qt seq_map_no_default_val2 and
+    # seq_map_has_default_val2. A row without v5 takes the stored value; a lower (or NULL) v5 loses.
+    table = _sequence_table(spark, namespace, f"flex_seq_{'d' if v5 else 'n'}", v5)
+    _load(spark, table, _json(tmp_path, "test2.json", TEST2))
+    assert _rows(spark, table) == [
+        (0, 0, 0, 0, 0, 0),
+        (1, 1, 1, 1, 1, 10),
+        (2, 2, 222, 2, 2, 25),
+        (3, 3, 3, 333, 3, 30),
+        (4, 411, None, 433, 444, 50),
+        (5, 5, 5, 5, 5, 50),
+        (6, 611, 9876, 633, 1234, new_key_v5),
+        (7, None, 9876, 733, 1234, 300),
+    ]
+
+
+def test_a_hidden_sequence_column_named_per_row(spark, namespace, tmp_path):
+    # test_flexible_partial_update_seq_col.groovy 1.3 (test3.json): qt seq_type_col2
+    table = f"{namespace}.flex_seq_type"
+    doris.create_table(spark, ddl=(
+        f"CREATE TABLE {table} (`k` int(11) NULL, `v1` BIGINT NULL, `v2` BIGINT NULL DEFAULT \"9876\", "
+        "`v3` BIGINT NOT NULL, `v4` BIGINT NOT NULL DEFAULT \"1234\", `v5` BIGINT NULL) UNIQUE KEY(`k`) "
+        "DISTRIBUTED BY HASH(`k`) BUCKETS 1 PROPERTIES(\"enable_unique_key_skip_bitmap_column\" = \"true\", "
+        "\"function_column.sequence_type\" = \"int\")"
+    ))
+    doris.load(spark, table=table, query="SELECT id AS k, id AS v1, id AS v2, id AS v3, id AS v4, id AS v5, id * 10 AS s FROM range(6)", sequence_col="s")
+    test3 = """{"k": 1, "v1": 111, "v5": 9, "__DORIS_SEQUENCE_COL__": 9}
+{"k": 2, "v2": 222, "v5": 25, "__DORIS_SEQUENCE_COL__": 25}
+{"k": 3, "v3": 333}
+{"k": 4, "v4": 444, "v5": 50, "v1": 411, "v3": 433, "v2": null, "__DORIS_SEQUENCE_COL__": 50}
+{"k": 5, "v5": null, "__DORIS_SEQUENCE_COL__": null}
+{"k": 6, "v1": 611, "v3": 633}
+{"k": 7, "v3": 733, "v5": 300, "__DORIS_SEQUENCE_COL__": 300}
+"""
+    _load(spark, table, _json(tmp_path, "test3.json", test3))
+    assert [tuple(r) for r in spark.sql(f"SELECT k, v1, v2, v3, v4, v5, __DORIS_SEQUENCE_COL__ FROM {table} ORDER BY k").collect()] == [
+        (0, 0, 0, 0, 0, 0, 0),
+        (1, 1, 1, 1, 1, 1, 10),
+        (2, 2, 222, 2, 2, 25, 25),
+        (3, 3, 3, 333, 3, 3, 30),
+        (4, 411, None, 433, 444, 50, 50),
+        (5, 5, 5, 5, 5, 5, 50),
+        (6, 611, 9876, 633, 1234, None, None),
+        (7, None, 9876, 733, 1234, 300, 300),
+    ]
+
+
+def test_a_key_repeated_on_a_sequence_table_is_refused(spark, namespace, tmp_path):
+    # test_flexible_partial_update_seq_col.groovy 2.x merges such rows against the stored sequence value
+    table = _sequence_table(spark, namespace, "flex_seq_repeat", "")
+    rows = '{"k": 1, "v1": 999}\n{"k": 1, "v1": 888, "v5": 15}\n'
+    with pytest.raises(DorisError, match=r"gives key \(k=1\) more than one row, on a table with a sequence column"):
+        _load(spark, table, _json(tmp_path, "test6.json", rows))
+    assert _rows(spark, table)[1] == (1, 1, 1, 1, 1, 10)

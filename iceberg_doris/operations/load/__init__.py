@@ -70,6 +70,7 @@ from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
 from iceberg_doris.operations.tables import DorisTable, open_table, reopen
 from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -201,6 +202,8 @@ def load_once(
     if request.flexible:
         assert request.path is not None  # check_flexible
         names = [c.name for c in model.loadable_columns] + [DELETE_SIGN_COLUMN]
+        if model.sequence_type and not model.sequence_col:
+            names.append(HIDDEN_SEQUENCE_COLUMN)  # a row may carry its sequence value (with_hidden_sequence)
         frame = read_flexible_json(spark, request.path, names, model.key_columns)
     else:
         frame = source if source is not None else read_source(

@@ -84,11 +84,6 @@ def check_flexible(handle: DorisTable, request: LoadRequest) -> None:
             "enable_unique_key_skip_bitmap_column = true at CREATE TABLE, or run doris.enable_feature(table, "
             "'UPDATE_FLEXIBLE_COLUMNS')"
         )
-    if model.sequence_column is not None:
-        raise LoadError(
-            f"flexible partial update of {handle.name.qualified}, a table with a sequence column, is not supported by "
-            "iceberg-doris: load its rows with unique_key_update_mode UPDATE_FIXED_COLUMNS (one set of columns per load)"
-        )
     generated = [c.name for c in model.columns if c.generated]
     if generated:
         raise LoadError(
