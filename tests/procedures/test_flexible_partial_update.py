@@ -172,7 +172,12 @@ def test_enable_feature_records_the_property(spark, namespace, tmp_path):
     table = _table(spark, namespace, "flex_enable", '"enable_unique_key_merge_on_write" = "true"')
     with pytest.raises(DorisError, match="skip bitmap hidden column"):
         _load(spark, table, _json(tmp_path, "test1.json", TEST1))
+    snapshots = len(spark.sql(f"SELECT * FROM {table}.snapshots").collect())
     doris.enable_feature(spark, table=table, feature=FLEXIBLE)
+    # One commit recording the property, shown as Doris's SHOW CREATE TABLE shows it.
+    assert len(spark.sql(f"SELECT * FROM {table}.snapshots").collect()) == snapshots  # metadata only
+    described = {(r[0], r[1]): r[2] for r in doris.describe(spark, table=table)}
+    assert described[("property", "enable_unique_key_skip_bitmap_column")] == "true"
     name = table.split(".")[-1]
     with pytest.raises(DorisError, match=f"table {name} has enabled update flexible columns feature already."):
         doris.enable_feature(spark, table=table, feature=FLEXIBLE)
