@@ -172,6 +172,8 @@ def test_enable_feature_records_the_property(spark, namespace, tmp_path):
     table = _table(spark, namespace, "flex_enable", '"enable_unique_key_merge_on_write" = "true"')
     with pytest.raises(DorisError, match="skip bitmap hidden column"):
         _load(spark, table, _json(tmp_path, "test1.json", TEST1))
+    with pytest.raises(DorisError, match="Cannot set enable_unique_key_skip_bitmap_column: .*UPDATE_FLEXIBLE_COLUMNS"):
+        doris.set_properties(spark, table=table, properties={"enable_unique_key_skip_bitmap_column": "true"})
     snapshots = len(spark.sql(f"SELECT * FROM {table}.snapshots").collect())
     doris.enable_feature(spark, table=table, feature=FLEXIBLE)
     # One commit recording the property, shown as Doris's SHOW CREATE TABLE shows it.
