@@ -404,7 +404,7 @@ def enable_feature(
 ) -> list[Row]:
     """Doris ALTER TABLE ... ENABLE FEATURE: adds a hidden sequence column to a UNIQUE KEY table with rows.
 
-    SEQUENCE_LOAD with map('function_column.sequence_type', '<integer or date type>') adds __DORIS_SEQUENCE_COL__ in one commit: the rows already there hold NULL, which every later version of their key beats; from then on every load supplies the sequence value. BATCH_DELETE is refused as Doris refuses it on a table that has the delete sign (every UNIQUE KEY table here has it); UPDATE_FLEXIBLE_COLUMNS is refused, as flexible partial updates are not implemented. Messages are Doris's.
+    SEQUENCE_LOAD with map('function_column.sequence_type', '<integer or date type>') adds __DORIS_SEQUENCE_COL__ in one commit: the rows already there hold NULL, which every later version of their key beats; from then on every load supplies the sequence value. BATCH_DELETE is refused as Doris refuses it on a table that has the delete sign (every UNIQUE KEY table here has it); UPDATE_FLEXIBLE_COLUMNS sets enable_unique_key_skip_bitmap_column in one commit (merge-on-write UNIQUE KEY tables), which flexible partial updates need. Messages are Doris's.
 
     SQL: CALL doris.enable_feature(table string, feature string, properties map<string,string> = NULL)
 
@@ -494,6 +494,7 @@ def load(
     partitions: Sequence[str] | str | None = None,
     temporary_partitions: Sequence[str] | str | None = None,
     partial_columns: bool = False,
+    unique_key_update_mode: str | None = None,
     overwrite: bool = False,
     label: str | None = None,
     max_filter_ratio: float = 0.0,
@@ -504,7 +505,7 @@ def load(
 
     Give one of source, query or path (with format csv/json/parquet; CSV defaults to Doris's tab separator, see format_options). columns maps and computes columns (Doris syntax: 'k1, tmp, v = tmp * 2'); where filters after mapping (unselected rows). Rows that cannot be converted (strict_mode), violate NOT NULL or fit no partition are filtered; the load fails when filtered/(filtered+loaded) > max_filter_ratio. Rejected rows and reasons go to error_rows_path. A label can be used once per table. Auto-partition tables create missing partitions, named as Doris names them.
 
-    SQL: CALL doris.load(table string, source string = NULL, query string = NULL, path array<string> = NULL, format string = NULL, format_options map<string,string> = NULL, merge_type string = 'APPEND', delete_on string = NULL, sequence_col string = NULL, columns string = NULL, where string = NULL, partitions array<string> = NULL, temporary_partitions array<string> = NULL, partial_columns boolean = false, overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false, progress boolean = NULL)
+    SQL: CALL doris.load(table string, source string = NULL, query string = NULL, path array<string> = NULL, format string = NULL, format_options map<string,string> = NULL, merge_type string = 'APPEND', delete_on string = NULL, sequence_col string = NULL, columns string = NULL, where string = NULL, partitions array<string> = NULL, temporary_partitions array<string> = NULL, partial_columns boolean = false, unique_key_update_mode string = NULL, overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false, progress boolean = NULL)
 
     Args:
         table (string, required): db.tbl
@@ -521,6 +522,7 @@ def load(
         partitions (array<string>, default NULL): Only these partitions; other rows are filtered.
         temporary_partitions (array<string>, default NULL): Load into these temp partitions.
         partial_columns (boolean, default false): Update only the named columns (MoW).
+        unique_key_update_mode (string, default NULL): UPSERT, UPDATE_FIXED_COLUMNS (as partial_columns) or UPDATE_FLEXIBLE_COLUMNS (JSON lines: each row updates the columns it names; MoW tables with enable_unique_key_skip_bitmap_column).
         overwrite (boolean, default false): Replace the partitions the rows land in.
         label (string, default NULL): Exactly-once label: letters, digits, '-', '_', ':' (default: generated).
         max_filter_ratio (double, default 0.0): Tolerated share of filtered rows, 0 to 1.
@@ -544,6 +546,7 @@ def load(
         "partitions": partitions,
         "temporary_partitions": temporary_partitions,
         "partial_columns": partial_columns,
+        "unique_key_update_mode": unique_key_update_mode,
         "overwrite": overwrite,
         "label": label,
         "max_filter_ratio": max_filter_ratio,

@@ -170,9 +170,11 @@ PROPERTY_FEATURES: dict[str, Feature] = _table(
         "AUTO RANGE tables only, not with dynamic_partition.*, a count > 0 (Doris's messages); each "
         "doris.run_dynamic_partition pass drops the history partitions beyond the newest N into the recycle bin",
     ),
-    _refused(
+    _as_doris(
         "enable_unique_key_skip_bitmap_column",
-        "flexible partial updates (each row updating its own columns) are not implemented",
+        "true on a merge-on-write UNIQUE KEY table lets doris.load take unique_key_update_mode => "
+        "'UPDATE_FLEXIBLE_COLUMNS' (each JSON row updating the columns it names); shown by describe as Doris's SHOW "
+        "CREATE TABLE shows it (false is left out)",
     ),
     _storage("replication_num", "replicas are the storage system's business on Iceberg"),
     _storage("replication_allocation", "replicas are the storage system's business on Iceberg"),

@@ -150,15 +150,20 @@ def prepare_rows(
     strict_mode: bool = False,
     extra: dict[str, str] | None = None,
     required_present: bool = True,
+    named: str | None = None,
 ) -> "DataFrame":
-    """Maps, converts, checks and filters a load's rows; see the module documentation."""
+    """Maps, converts, checks and filters a load's rows; see the module documentation.
+
+    ``named``: a source column holding, per row, the (lower-case) names of the columns the row
+    gives (a flexible partial update); a column the row leaves out takes its default and is not
+    checked, whatever the source holds there."""
     from pyspark.errors import PySparkException
 
     targets = list(targets)
     _check_targets(targets)
     extra = dict(extra or {})
     _check_extra_names(extra, targets)
-    used_by = [str(where or "")] + [str(value) for value in extra.values()]
+    used_by = [str(where or "")] + [str(value) for value in extra.values()] + ([quote_identifier(named)] if named else [])
     resolved = _without_generated(_resolve(frame, targets, mapping, used_by), targets)
     spark_types = [_spark_type(target) for target in targets]
 
@@ -189,12 +194,18 @@ def prepare_rows(
         reasons.append(resolved.row_reason)
     if MALFORMED_COLUMN in converted.columns:
         reasons.append(quote_identifier(MALFORMED_COLUMN))
+    if named is not None:
+        every_default = _defaults(frame.sparkSession, targets, spark_types, dataclasses.replace(resolved, sources={}), False)
     for index, target in enumerate(targets):
         if index in resolved.sources:
             value = quote_identifier(f"__doris_v{index}")
             source = quote_identifier(raw_names[index])
             source_type = converted.schema[raw_names[index]].dataType
             reason = _check(target, spark_types[index], value, source, source_type, strict_mode)
+            if named is not None:
+                given = f"array_contains({quote_identifier(named)}, {string_literal(target.name.lower())})"
+                value = f"CASE WHEN {given} THEN {value} ELSE {every_default[index]} END"
+                reason = None if reason is None else f"CASE WHEN {given} THEN {reason} END"
             if reason is not None:
                 reasons.append(reason)
         else:

@@ -542,6 +542,9 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
     """Doris's partial-update rules for keys the table does not hold yet."""
     from iceberg_doris.errors import LoadError
 
+    if shape.flexible:
+        _check_flexible_new_keys(decided, shape)
+        return
     unmentioned = _required_unmentioned(shape)
     strict = _only_stored_keys(shape)
     if not unmentioned and not strict:
@@ -567,10 +570,35 @@ def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan
     )
 
 
+def _check_flexible_new_keys(decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:
+    """A row of a flexible partial update that makes a new key (or builds one after its delete
+    sign) must name each NOT NULL column that has no default: Doris's rule and message."""
+    from iceberg_doris.ddl.sql_text import string_literal
+    from iceberg_doris.errors import LoadError
+
+    required = [
+        c.name for c in shape.model.loadable_columns
+        if not c.is_key and not c.nullable and not c.auto_increment and c.default is None
+    ]
+    if not required:
+        return
+    new_rows = decided.filter(f"{plan.WINS} AND NOT {plan.DELETE} AND ({plan.FILE} IS NULL OR {plan.RESET})")
+    missing = " ".join(
+        f"WHEN NOT array_contains({plan.NAMED}, {string_literal(name.lower())}) THEN {string_literal(name)}"
+        for name in required
+    )
+    found = new_rows.selectExpr(f"CASE {missing} END AS missing").where("missing IS NOT NULL").limit(1).collect()
+    if found:
+        raise LoadError(
+            f"the unmentioned column `{found[0][0]}` should have default value or be nullable for newly inserted rows "
+            "in non-strict mode partial update; name the column in each JSON row of a new key, or give it a default value"
+        )
+
+
 def partial_check_needed(shape: plan.KeyedLoadShape) -> bool:
     """Whether :func:`check_partial_new_keys` looks at the decision (strict mode, or a column the
     load leaves out that new keys could not fill)."""
-    return shape.partial and (_only_stored_keys(shape) or bool(_required_unmentioned(shape)))
+    return shape.partial and (_only_stored_keys(shape) or bool(_required_unmentioned(shape)))  # flexible: keys only supplied
 
 
 def _only_stored_keys(shape: plan.KeyedLoadShape) -> bool:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
-from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
 from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
@@ -38,6 +38,8 @@ LIVE_ROWS = "__live_rows"  # every (file, position) of a key's live versions
 FILE_ORDER = "__doris_file_order"  # a data file's data sequence number: the commit that wrote it
 MAX_SEQUENCE = "__doris_max_seq"
 WINS = "__doris_wins"
+NAMED = "__doris_named"  # a flexible partial update: the (lower-case) columns each row names
+RESET = "__doris_reset"  # a flexible partial update: the key was deleted earlier in the batch
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class KeyedLoadShape:
     partial: bool
     strict: bool = False
     insert_statement: bool = False  # Doris's INSERT, not its stream load (see resolve_batch)
+    flexible: bool = False  # each row updates the columns it names (NAMED), UPDATE_FLEXIBLE_COLUMNS
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -69,6 +72,10 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     columns that depend on the key alone (e.g. the partition a row was routed to), kept as they are."""
     from pyspark.sql import functions as F
 
+    if shape.flexible:
+        if shape.sequence_column is not None:
+            _refuse_repeated_keys(accepted, shape)
+        return _merge_flexible_rows(accepted, shape)
     if shape.model.keys_model is KeysModel.AGGREGATE:
         keys = [F.col(quote_identifier(k)) for k in shape.keys]
         kept = [F.first(quote_identifier(c)).alias(c) for c in carried]
@@ -84,6 +91,61 @@ def resolve_batch(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[s
     # SQL text (select_sql): a window built from Columns costs dozens of py4j round trips per load.
     rank = f"row_number() OVER (PARTITION BY {', '.join(quote_identifier(k) for k in shape.keys)} ORDER BY {order}) AS __doris_rank"
     return select_sql(accepted, ["*", rank]).filter("__doris_rank = 1").drop("__doris_rank")
+
+
+def _merge_flexible_rows(accepted: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
+    """A flexible partial update's rows of one key merged in load order, as Doris merges them
+    (unique_with_mow_p0/flexible/test_flexible_partial_update.groovy, ..._delete_sign.groovy): each
+    column takes the value of the last row that names it; a delete sign deletes the key, and the
+    rows after it build a new row (RESET: the stored row is not read); the key is deleted when its
+    last row is a delete."""
+    keys = [quote_identifier(k) for k in shape.keys]
+    by_key = f"PARTITION BY {', '.join(keys)}"
+    last_delete = f"max(CASE WHEN {DELETE} THEN {ORDER} END) OVER ({by_key}) AS __doris_last_delete"
+    marked = select_sql(accepted, ["*", last_delete])
+    # Rows before the key's last delete do not count: the delete removed what they wrote.
+    after = marked.filter(f"__doris_last_delete IS NULL OR {ORDER} >= __doris_last_delete")
+    columns = {c.name.lower() for c in shape.model.columns}
+    values = []
+    for name in accepted.columns:
+        if name in shape.keys or name in (ORDER, DELETE, NAMED, RESET):
+            continue
+        named = (
+            f"(NOT {DELETE} AND array_contains({NAMED}, {string_literal(name.lower())}))"
+            if name.lower() in columns else "false"
+        )
+        # The last row naming the column, else the last row (its value is the column's default).
+        values.append(f"max_by({quote_identifier(name)}, struct({named}, {ORDER})) AS {quote_identifier(name)}")
+    merged = [
+        *values,
+        f"max_by({DELETE}, {ORDER}) AS {DELETE}",
+        f"max({ORDER}) AS {ORDER}",
+        f"coalesce(array_distinct(flatten(collect_list(CASE WHEN NOT {DELETE} THEN {NAMED} END))), array()) AS {NAMED}",
+        f"max(__doris_last_delete IS NOT NULL) AS {RESET}",
+    ]
+    grouped = after.groupBy(*[_sql_column(k) for k in keys]).agg(*[_sql_column(text) for text in merged])
+    return grouped.select(*accepted.columns)
+
+
+def _refuse_repeated_keys(accepted: "DataFrame", shape: KeyedLoadShape) -> None:
+    """Doris merges the rows of one key of a flexible load into a sequence table row by row against
+    the stored sequence value; iceberg-doris decides a key's rows only once, so it refuses them."""
+    from iceberg_doris.errors import LoadError
+
+    repeated = accepted.groupBy(*[_sql_column(quote_identifier(k)) for k in shape.keys]).count().where("count > 1").limit(1).collect()
+    if repeated:
+        key = ", ".join(f"{k}={v}" for k, v in zip(shape.keys, repeated[0]))
+        raise LoadError(
+            f"the flexible partial update gives key ({key}) more than one row, on a table with a sequence column: "
+            "iceberg-doris does not merge such rows (Doris merges them in order against the stored sequence value); "
+            "load one row per key, or load the rows in separate loads"
+        )
+
+
+def _sql_column(text: str) -> "Column":
+    from pyspark.sql import functions as F
+
+    return F.expr(text)
 
 
 def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShape, *, broadcast_keys: bool = False) -> "DataFrame":
@@ -159,7 +221,11 @@ def decide(
     if stored is not None:
         # From the index, the stored sequence values are no more rows than the live ones.
         joined = joined.join(F.broadcast(stored) if broadcast_live else stored, keys, "left")
-    if shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
+    if shape.flexible and stored is not None and shape.sequence_column is not None:
+        # A row that does not name the sequence column keeps the stored value, which it equals.
+        named = F.array_contains(F.col(NAMED), shape.sequence_column.lower())
+        wins = ~named | F.col(MAX_SEQUENCE).isNull() | (F.col(SEQUENCE).isNotNull() & (F.col(SEQUENCE) >= F.col(MAX_SEQUENCE)))
+    elif shape.model.keys_model is KeysModel.AGGREGATE or stored is None or not shape.sequence_supplied:
         wins = F.lit(True)
     else:
         # NULL sorts below every value; an equal value wins because this load is the later one.
@@ -242,6 +308,11 @@ def new_rows(decided: "DataFrame", shape: KeyedLoadShape) -> "DataFrame":
             value = incoming
         elif shape.model.keys_model is KeysModel.AGGREGATE:
             value = f"CASE WHEN {exists} THEN {_merge_aggregate(column.aggregation, stored, incoming, shape)} ELSE {incoming} END"
+        elif shape.flexible and not column.on_update:
+            # A column the row does not name keeps the stored value, unless the batch deleted the key first.
+            given = f"array_contains({NAMED}, {string_literal(name.lower())})"
+            own = SEQUENCE if name == HIDDEN_SEQUENCE_COLUMN else incoming
+            value = f"CASE WHEN {exists} AND NOT {RESET} AND NOT {given} THEN {stored} ELSE {own} END"
         elif name == shape.sequence_column and not shape.sequence_supplied:
             value = f"CASE WHEN {exists} THEN {stored} ELSE {incoming} END"
         elif name == HIDDEN_SEQUENCE_COLUMN:

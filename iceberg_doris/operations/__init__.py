@@ -63,6 +63,7 @@ from iceberg_doris.operations.requests import (
     ReplaceTableResult,
     TruncateRequest,
     TruncateResult,
+    UniqueKeyUpdateMode,
 )
 from iceberg_doris.operations.set_properties import set_properties
 from iceberg_doris.operations.show_partitions import show_partitions
@@ -98,6 +99,7 @@ __all__ = [
     "RenamePartitionResult",
     "ReplaceTableRequest",
     "ReplaceTableResult",
+    "UniqueKeyUpdateMode",
     "TruncateRequest",
     "TruncateResult",
     "add_partition",

@@ -7,8 +7,10 @@ rows already written hold NULL there, which every later version of their key bea
 smallest sequence value), as in Doris.
 
 ``BATCH_DELETE`` is answered as Doris answers a table that has the delete sign: every UNIQUE KEY
-table here takes ``__DORIS_DELETE_SIGN__`` from its first load. ``UPDATE_FLEXIBLE_COLUMNS`` is
-refused: flexible partial updates are not implemented.
+table here takes ``__DORIS_DELETE_SIGN__`` from its first load. ``UPDATE_FLEXIBLE_COLUMNS`` sets
+``enable_unique_key_skip_bitmap_column`` in one commit (Doris adds its skip-bitmap column; a
+flexible load here reads the columns each row names from the JSON itself, so the property is all
+the table needs).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from iceberg_doris.operations.partition_changes import commit_model_change
 from iceberg_doris.operations.requests import FeatureEnabled
 from iceberg_doris.operations.tables import DorisTable, open_table
 from iceberg_doris.table_model import DorisTableModel
-from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN, hidden_sequence_column
+from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN, SKIP_BITMAP_PROPERTY, hidden_sequence_column
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -53,7 +55,7 @@ def enable_feature(
     if name == BATCH_DELETE:
         _refuse_batch_delete(handle.model)
     if name == UPDATE_FLEXIBLE_COLUMNS:
-        _refuse_flexible_columns(handle)
+        return _enable_flexible_columns(handle)
     model = handle.model
     if model.keys_model is not KeysModel.UNIQUE:
         raise TableStateError("Sequence load only supported in unique tables.")
@@ -90,14 +92,25 @@ def _refuse_batch_delete(model: DorisTableModel) -> NoReturn:
     raise TableStateError("Can not enable batch delete support, already supported batch delete.")
 
 
-def _refuse_flexible_columns(handle: DorisTable) -> NoReturn:
-    model = handle.model
+def _enable_flexible_columns(handle: DorisTable) -> FeatureEnabled:
+    _check_flexible_allowed(handle.model, handle.name.name)
+
+    def change(fresh: DorisTable, transaction: JavaObject) -> tuple[DorisTableModel, FeatureEnabled]:
+        _check_flexible_allowed(fresh.model, fresh.name.name)  # again, on the metadata this commit builds on
+        model = fresh.model
+        enabled = model.with_properties({**model.properties, SKIP_BITMAP_PROPERTY: "true"})
+        return enabled, FeatureEnabled(UPDATE_FLEXIBLE_COLUMNS, "__DORIS_SKIP_BITMAP_COL__", "BITMAP")
+
+    return commit_model_change(handle, change, operation=f"enable {UPDATE_FLEXIBLE_COLUMNS} on").result
+
+
+def _check_flexible_allowed(model: DorisTableModel, table: str) -> None:
+    """Doris's rules and messages (ENABLE FEATURE's analysis; unique_with_mow_p0/flexible/
+    test_flexible_partial_update_property.groovy)."""
     if model.keys_model is not KeysModel.UNIQUE or not model.merge_on_write:
         raise TableStateError("Update flexible columns feature is only supported on merge-on-write unique tables.")
-    raise ProcedureArgumentError(
-        f'Cannot enable {UPDATE_FLEXIBLE_COLUMNS} on {handle.name.qualified}: flexible partial updates (each row '
-        "updating its own columns) are not implemented; load each set of columns with partial_columns => true"
-    )
+    if model.skip_bitmap:
+        raise TableStateError(f"table {table} has enabled update flexible columns feature already.")
 
 
 def _check_no_sequence(model: DorisTableModel) -> None:

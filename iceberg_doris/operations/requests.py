@@ -23,6 +23,16 @@ class MergeType(Enum):
     NEGATIVE = "NEGATIVE"  # aggregate tables whose values are all SUM: every value is negated
 
 
+class UniqueKeyUpdateMode(Enum):
+    """Doris's ``unique_key_update_mode`` stream-load header: whole rows (``UPSERT``), the columns
+    the load names (``UPDATE_FIXED_COLUMNS``, as ``partial_columns``), or the columns each JSON
+    row names (``UPDATE_FLEXIBLE_COLUMNS``)."""
+
+    UPSERT = "UPSERT"
+    UPDATE_FIXED_COLUMNS = "UPDATE_FIXED_COLUMNS"
+    UPDATE_FLEXIBLE_COLUMNS = "UPDATE_FLEXIBLE_COLUMNS"
+
+
 class OverwriteMode(Enum):
     """Which partitions an overwrite replaces."""
 
@@ -81,6 +91,8 @@ class LoadRequest:
     delete_on: str | None = None
     sequence_col: str | None = None
     partial_columns: bool = False
+    # None: not given (partial_columns decides); else it decides, as Doris's header does.
+    unique_key_update_mode: UniqueKeyUpdateMode | None = None
     overwrite: OverwriteMode | None = None  # None: the rows are added
     auto_create: bool = True  # auto-partition tables create the partitions rows need
     origin: LoadOrigin = LoadOrigin()
@@ -90,8 +102,16 @@ class LoadRequest:
         # Modes are enums from Python; strings are bound into them only at the procedure boundary.
         if not isinstance(self.merge_type, MergeType):
             raise TypeError(f"merge_type must be a MergeType (e.g. MergeType.MERGE), got {self.merge_type!r}")
+        mode = self.unique_key_update_mode
+        if mode is not None and not isinstance(mode, UniqueKeyUpdateMode):
+            raise TypeError(f"unique_key_update_mode must be a UniqueKeyUpdateMode or None, got {mode!r}")
         if self.overwrite is not None and not isinstance(self.overwrite, OverwriteMode):
             raise TypeError(f"overwrite must be an OverwriteMode or None, got {self.overwrite!r}")
+
+    @property
+    def flexible(self) -> bool:
+        """Whether each JSON row updates only the columns it names (UPDATE_FLEXIBLE_COLUMNS)."""
+        return self.unique_key_update_mode is UniqueKeyUpdateMode.UPDATE_FLEXIBLE_COLUMNS
 
     @property
     def operation(self) -> str:

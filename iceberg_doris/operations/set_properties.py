@@ -35,6 +35,10 @@ FIXED_AT_CREATION = {
         "doris.enable_feature(table, 'SEQUENCE_LOAD', map('function_column.sequence_type', '<type>'))"
     ),
     "format-version": "the Iceberg format version is chosen when the table is created",
+    "enable_unique_key_skip_bitmap_column": (
+        "it is chosen when the table is created; turn flexible partial updates on with "
+        "doris.enable_feature(table, 'UPDATE_FLEXIBLE_COLUMNS')"
+    ),
 }
 
 

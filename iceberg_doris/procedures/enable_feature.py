@@ -26,8 +26,9 @@ class EnableFeatureProcedure(Procedure):
         "SEQUENCE_LOAD with map('function_column.sequence_type', '<integer or date type>') adds __DORIS_SEQUENCE_COL__ "
         "in one commit: the rows already there hold NULL, which every later version of their key beats; from then on "
         "every load supplies the sequence value. BATCH_DELETE is refused as Doris refuses it on a table that has the "
-        "delete sign (every UNIQUE KEY table here has it); UPDATE_FLEXIBLE_COLUMNS is refused, as flexible partial "
-        "updates are not implemented. Messages are Doris's."
+        "delete sign (every UNIQUE KEY table here has it); UPDATE_FLEXIBLE_COLUMNS sets "
+        "enable_unique_key_skip_bitmap_column in one commit (merge-on-write UNIQUE KEY tables), which flexible partial "
+        "updates need. Messages are Doris's."
     )
     parameters = (
         Parameter("table", STRING, required=True, description="db.tbl"),

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris import operations
-from iceberg_doris.operations import LoadRequest, LoadResult, MergeType, OverwriteMode, progress
+from iceberg_doris.operations import LoadRequest, LoadResult, MergeType, OverwriteMode, UniqueKeyUpdateMode, progress
 from iceberg_doris.procedures.parameter_types import (
     BOOLEAN,
     LABEL,
@@ -27,6 +27,13 @@ from iceberg_doris.procedures.registry import Arguments, OutputColumn, Parameter
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+# Doris's header (stream_load.cpp), its message kept: the mode names are case-sensitive there too.
+UPDATE_MODE = EnumType(
+    UniqueKeyUpdateMode,
+    "[INVALID_ARGUMENT]Invalid unique_key_partial_mode {value}, must be one of 'UPSERT', 'UPDATE_FIXED_COLUMNS' or "
+    "'UPDATE_FLEXIBLE_COLUMNS'",
+    case_sensitive=True,
+)
 MERGE_TYPE = EnumType(MergeType, "[INVALID_ARGUMENT]Invalid merge type {value}: use APPEND, MERGE, DELETE or NEGATIVE")
 
 
@@ -57,6 +64,11 @@ class LoadProcedure(Procedure):
         Parameter("partitions", STRING_ARRAY, description="Only these partitions; other rows are filtered."),
         Parameter("temporary_partitions", STRING_ARRAY, description="Load into these temp partitions."),
         Parameter("partial_columns", BOOLEAN, default=False, description="Update only the named columns (MoW)."),
+        Parameter(
+            "unique_key_update_mode", UPDATE_MODE,
+            description="UPSERT, UPDATE_FIXED_COLUMNS (as partial_columns) or UPDATE_FLEXIBLE_COLUMNS (JSON lines: each "
+            "row updates the columns it names; MoW tables with enable_unique_key_skip_bitmap_column).",
+        ),
         Parameter("overwrite", BOOLEAN, default=False, description="Replace the partitions the rows land in."),
         Parameter("label", LABEL, description="Exactly-once label: letters, digits, '-', '_', ':' (default: generated)."),
         Parameter("max_filter_ratio", RATIO, default=0.0, description="Tolerated share of filtered rows, 0 to 1."),
@@ -93,10 +105,16 @@ class LoadProcedure(Procedure):
 _SOURCE_AND_IDENTITY = frozenset({"source", "query", "path", "format", "format_options", "label", "progress"})
 
 
+# A micro-batch is a DataFrame, not JSON lines, so UPDATE_FLEXIBLE_COLUMNS cannot apply to it, and
+# partial_columns already says UPSERT or UPDATE_FIXED_COLUMNS.
+_FILE_LOADS_ONLY = frozenset({"unique_key_update_mode"})
+
+
 def per_batch_parameters() -> tuple[Parameter, ...]:
     """``doris.load``'s parameters a stream gives each micro-batch's load: all but the source
-    (``source``, ``query``, ``path``, ``format``, ``format_options``), ``label`` and ``progress``."""
-    return tuple(p for p in LoadProcedure.parameters if p.name not in _SOURCE_AND_IDENTITY)
+    (``source``, ``query``, ``path``, ``format``, ``format_options``), ``label``, ``progress`` and
+    ``unique_key_update_mode`` (partial_columns says the modes a DataFrame can take)."""
+    return tuple(p for p in LoadProcedure.parameters if p.name not in _SOURCE_AND_IDENTITY | _FILE_LOADS_ONLY)
 
 
 def load_request(args: Arguments) -> LoadRequest:
@@ -122,6 +140,7 @@ def load_request(args: Arguments) -> LoadRequest:
         delete_on=args["delete_on"],
         sequence_col=args["sequence_col"],
         partial_columns=args["partial_columns"],
+        unique_key_update_mode=args["unique_key_update_mode"],
         overwrite=overwrite,
     )
 

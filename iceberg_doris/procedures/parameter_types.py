@@ -221,13 +221,15 @@ class EnumType(StringType):
     """A mode named by a string (any case), bound to a member of ``enum``; an unknown name raises
     ``unknown(value)``'s message."""
 
-    def __init__(self, enum: type[Enum], unknown: str):
+    def __init__(self, enum: type[Enum], unknown: str, *, case_sensitive: bool = False):
         self.enum = enum
         self.unknown = unknown  # a format string with {value}
+        self.case_sensitive = case_sensitive  # the name as Doris spells it, in upper case
 
     def check(self, value: str, parameter: str) -> Enum:
+        given = value.strip() if self.case_sensitive else value.strip().upper()
         for member in self.enum:
-            if member.value.upper() == value.strip().upper():
+            if (member.value if self.case_sensitive else member.value.upper()) == given:
                 return member
         raise ProcedureArgumentError(self.unknown.format(value=value))
 

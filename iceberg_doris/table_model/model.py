@@ -150,6 +150,11 @@ class DorisTableModel:
     def is_auto_range(self) -> bool:
         return self.auto_partition is not None and self.auto_partition.kind == "RANGE"
 
+    @property
+    def skip_bitmap(self) -> bool:
+        """Whether the table takes flexible partial updates (``enable_unique_key_skip_bitmap_column``)."""
+        return (self.property(SKIP_BITMAP_PROPERTY) or "").strip().lower() == "true"
+
     def property(self, key: str, default: str | None = None) -> str | None:
         return self.properties.get(key.lower(), default)
 
@@ -199,6 +204,30 @@ def duplicate_model_for(columns: tuple[ColumnModel, ...]) -> DorisTableModel:
     return DorisTableModel(KeysModel.DUPLICATE, (), columns)
 
 
+#: Doris's property for flexible partial updates (``UPDATE_FLEXIBLE_COLUMNS``); Doris adds its
+#: hidden skip-bitmap column, here the property alone says the table takes them.
+SKIP_BITMAP_PROPERTY = "enable_unique_key_skip_bitmap_column"
+
+
+def _check_skip_bitmap(properties: dict[str, str], merge_on_write_unique: bool) -> None:
+    """``enable_unique_key_skip_bitmap_column``: true or false; true only on merge-on-write UNIQUE
+    KEY tables. Kept as ``"true"``; ``"false"`` is dropped, as Doris's SHOW CREATE TABLE leaves it out."""
+    value = properties.get(SKIP_BITMAP_PROPERTY)
+    if value is None:
+        return
+    if value.strip().lower() not in ("true", "false"):
+        raise InvalidTableDefinitionError(f"{SKIP_BITMAP_PROPERTY} must be `true` or `false`, not {value!r}")
+    if value.strip().lower() == "false":
+        del properties[SKIP_BITMAP_PROPERTY]
+        return
+    if not merge_on_write_unique:
+        raise InvalidTableDefinitionError(
+            f"{SKIP_BITMAP_PROPERTY} = true needs a merge-on-write UNIQUE KEY table (flexible partial updates are "
+            "only supported on merge-on-write unique tables)"
+        )
+    properties[SKIP_BITMAP_PROPERTY] = "true"
+
+
 def model_from_definition(definition: TableDefinition, *, now: dt.datetime | None = None) -> DorisTableModel:
     """Builds and validates the model of a parsed CREATE TABLE, including its initial partitions
     (predefined ones, FROM..TO..INTERVAL batches, and dynamic partitions due at ``now``)."""
@@ -215,6 +244,7 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
     partitions = None
     desc = definition.partition
     check_retention_on_create(properties, auto_range=desc is not None and desc.auto and desc.kind == "RANGE")
+    _check_skip_bitmap(properties, definition.keys_model is KeysModel.UNIQUE and definition.merge_on_write)
     dynamic_keys = any(key.startswith("dynamic_partition.") for key in properties)
     if dynamic_keys and (definition.partition is None or definition.partition.kind != "RANGE"):
         # Doris's CREATE TABLE refuses them on unpartitioned and LIST tables with this message

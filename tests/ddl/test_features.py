@@ -117,6 +117,8 @@ PROPERTY_STATEMENTS = {
     "disable_auto_compaction": 'CREATE TABLE t (k INT) PROPERTIES ("disable_auto_compaction" = "true")',
     "catalog_trash_expire_second": 'CREATE TABLE t (k INT) PROPERTIES ("catalog_trash_expire_second" = "60")',
     "format-version": 'CREATE TABLE t (k INT) PROPERTIES ("format-version" = "2")',
+    # regression-test/suites/unique_with_mow_p0/flexible/test_flexible_partial_update_property.groovy
+    "enable_unique_key_skip_bitmap_column": UNIQUE + ' PROPERTIES ("enable_unique_key_skip_bitmap_column" = "true")',
     # regression-test/suites/partition_p0/auto_partition/test_auto_new_recycle.groovy
     "partition.retention_count": (
         "CREATE TABLE t (k0 datetime(6) not null) AUTO PARTITION BY RANGE (date_trunc(k0, 'day')) () "
@@ -340,6 +342,20 @@ def test_the_docs_table_lists_every_feature_enable_feature_takes():
 
     rows = _docs_rows()["ALTER TABLE ... ENABLE FEATURE"]
     assert {name: re.sub(r"[*_]", "", decision).strip() for name, decision in rows.items()} == {
-        "SEQUENCE_LOAD": "as Doris", "BATCH_DELETE": "as Doris", "UPDATE_FLEXIBLE_COLUMNS": "refused",
+        "SEQUENCE_LOAD": "as Doris", "BATCH_DELETE": "as Doris", "UPDATE_FLEXIBLE_COLUMNS": "as Doris",
     }
     assert set(rows) == set(FEATURES)
+
+
+def test_the_skip_bitmap_property_is_true_or_false_on_merge_on_write_unique_tables():
+    # regression-test/suites/unique_with_mow_p0/flexible/test_flexible_partial_update_restricts.groovy
+    # (restricts3: "false" is left out of SHOW CREATE TABLE)
+    off = model_from_definition(parse_create_table(UNIQUE + ' PROPERTIES ("enable_unique_key_skip_bitmap_column" = "false")'))
+    assert "enable_unique_key_skip_bitmap_column" not in off.properties and not off.skip_bitmap
+    on = model_from_definition(parse_create_table(UNIQUE + ' PROPERTIES ("enable_unique_key_skip_bitmap_column" = "TRUE")'))
+    assert on.properties["enable_unique_key_skip_bitmap_column"] == "true" and on.skip_bitmap
+    with pytest.raises(InvalidTableDefinitionError, match="must be `true` or `false`"):
+        model_from_definition(parse_create_table(UNIQUE + ' PROPERTIES ("enable_unique_key_skip_bitmap_column" = "yes")'))
+    mor = ' PROPERTIES ("enable_unique_key_merge_on_write" = "false", "enable_unique_key_skip_bitmap_column" = "true")'
+    with pytest.raises(InvalidTableDefinitionError, match="needs a merge-on-write UNIQUE KEY table"):
+        model_from_definition(parse_create_table(UNIQUE + mor))

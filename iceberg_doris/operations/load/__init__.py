@@ -34,8 +34,9 @@ from iceberg_doris.engine.table_lock import commit_lock
 from iceberg_doris.engine.wide_plans import wide_plan_settings
 from iceberg_doris.errors import CommitConflictError
 from iceberg_doris.loading import check_no_column_lost, check_partial_names, loaded_columns, parse_column_mapping, prepare_rows, read_source
+from iceberg_doris.loading.flexible_json import NAMED_COLUMN, read_flexible_json
 from iceberg_doris.merge_on_write.commit import KeyedLoad
-from iceberg_doris.merge_on_write.plan import DELETE, ORDER, SEQUENCE, KeyedLoadShape
+from iceberg_doris.merge_on_write.plan import DELETE, NAMED, ORDER, RESET, SEQUENCE, KeyedLoadShape
 from iceberg_doris.names.rules import check_label
 from iceberg_doris.operations import progress, temp_partitions
 from iceberg_doris.operations.generated_columns import check_insert_names, partial_supplied
@@ -50,8 +51,9 @@ from iceberg_doris.operations.load.checks import (
     target_column,
 )
 from iceberg_doris.operations.load import fresh_bulk
+from iceberg_doris.operations.load.flexible import check_flexible, check_update_mode
 from iceberg_doris.operations.load.counting import RowCounts, count_and_check
-from iceberg_doris.operations.load.hidden_columns import delete_sign_source, with_hidden_sequence
+from iceberg_doris.operations.load.hidden_columns import DELETE_SIGN_COLUMN, delete_sign_source, with_hidden_sequence
 from iceberg_doris.operations.load.negative import negated
 from iceberg_doris.operations.load.publish import (
     LoadCommit,
@@ -64,10 +66,11 @@ from iceberg_doris.operations.load.routing import route_rows
 from iceberg_doris.operations.load.strict_partial import filter_new_keys
 from iceberg_doris.operations.load.write_counted import counted_by_write, stage_and_count
 from iceberg_doris.operations.repair_keys import KeyRepair, repair_foreign_writes
-from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType
+from iceberg_doris.operations.requests import LoadRequest, LoadResult, MergeType, UniqueKeyUpdateMode
 from iceberg_doris.operations.tables import DorisTable, open_table, reopen
 from iceberg_doris.operations.temp_partitions import branch_name
 from iceberg_doris.table_model import DorisTableModel
+from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -156,6 +159,9 @@ def partial_update(handle: DorisTable, request: LoadRequest) -> bool:
     defaults or NULL."""
     model = handle.model
     asked = request.partial_columns or model.keys_model.value in request.origin.partial_update_models
+    if request.unique_key_update_mode is not None:
+        # The header decides, as in Doris: partial_columns counts only without it.
+        asked = request.unique_key_update_mode is not UniqueKeyUpdateMode.UPSERT
     if model.keys_model is KeysModel.AGGREGATE:
         return asked
     return asked and model.merge_on_write
@@ -169,6 +175,9 @@ def load_once(
     from before the source is read; the commit fails with :class:`TableChangedSinceRead` unless
     main is still at the snapshot the load read. ``source``: the request's source, read already."""
     started = time.monotonic()
+    check_update_mode(request)
+    if request.flexible:
+        check_flexible(handle, request)
     # Partition names as the table spells them: Doris looks them up case-insensitively.
     request = dataclasses.replace(
         request, partitions=handle.stored_partition_names(request.partitions),
@@ -189,15 +198,22 @@ def load_once(
     read_at = current_snapshot_id(handle.table) if serialised else None
     operation, table_name = request.operation, handle.name.qualified
     reading = progress.start(operation, table_name, "read")
-    frame = source if source is not None else read_source(
-        spark, source=request.source, query=request.query, path=list(request.path) if request.path else None,
-        format=request.format, options=dict(request.format_options) if request.format_options else None,
-    )
+    model = handle.model
+    if request.flexible:
+        assert request.path is not None  # check_flexible
+        names = [c.name for c in model.loadable_columns] + [DELETE_SIGN_COLUMN]
+        if model.sequence_type and not model.sequence_col:
+            names.append(HIDDEN_SEQUENCE_COLUMN)  # a row may carry its sequence value (with_hidden_sequence)
+        frame = read_flexible_json(spark, request.path, names, model.key_columns)
+    else:
+        frame = source if source is not None else read_source(
+            spark, source=request.source, query=request.query, path=list(request.path) if request.path else None,
+            format=request.format, options=dict(request.format_options) if request.format_options else None,
+        )
     mapping = parse_column_mapping(request.columns) if request.columns else None
     request = with_hidden_sequence(handle, request, frame, mapping)
     delete_sign = delete_sign_source(handle, frame, mapping)
     check_sequence_named(handle, request)
-    model = handle.model
     targets = [target_column(c) for c in model.loadable_columns]
     if request.partial_columns and model.keys_model is KeysModel.AGGREGATE:
         # Doris fills the columns a partial update of an aggregate table leaves out with NULL, not
@@ -215,20 +231,24 @@ def load_once(
     if model.keys_model is not KeysModel.DUPLICATE:
         given = loaded_columns(frame, targets, mapping)
         supplied = partial_supplied(model, given) if request.partial_columns else tuple(t.name for t in targets)
+        if request.flexible:
+            supplied = model.key_columns  # each row names its own columns (NAMED)
         generated = model.auto_increment_column
         if generated is not None and generated.is_key and generated.name not in supplied:
             supplied = (*supplied, generated.name)  # every row's key is generated: a new key
         keyed = KeyedLoadShape(
             model, tuple(supplied), request.partial_columns, request.strict_mode,
-            insert_statement=request.origin.insert_statement,
+            insert_statement=request.origin.insert_statement, flexible=request.flexible,
         )
         check_keys_supplied(model, request, given)
         check_sequence_supplied(handle, request, given)
         check_sequence_source(request, frame, mapping, targets)
         extra = keyed_extras(model, request, delete_sign)
+        if request.flexible:
+            extra = {**extra, NAMED: quote_identifier(NAMED_COLUMN), RESET: "false"}
     prepared = prepare_rows(
         frame, targets, mapping=mapping, where=request.where, strict_mode=request.strict_mode,
-        extra=extra, required_present=not request.partial_columns,
+        extra=extra, required_present=not request.partial_columns, named=NAMED_COLUMN if request.flexible else None,
     )
     generated_values = None
     if model.auto_increment_column is not None:

@@ -81,12 +81,6 @@ def test_invalid_state(spark, ns, tables):
     with pytest.raises(TableStateError) as raised:  # a second time
         doris.enable_feature(spark, table=tables["plain"], feature="SEQUENCE_LOAD", properties={SEQUENCE_TYPE: "bigint"})
     assert str(raised.value) == "Can not enable sequence column support, already supported sequence column."
-    with pytest.raises(ProcedureArgumentError) as raised:
-        doris.enable_feature(spark, table=tables["named"], feature="UPDATE_FLEXIBLE_COLUMNS")
-    assert str(raised.value) == (
-        f"Cannot enable UPDATE_FLEXIBLE_COLUMNS on {tables['named']}: flexible partial updates (each row updating its "
-        "own columns) are not implemented; load each set of columns with partial_columns => true"
-    )
     assert {name: snapshot_count(spark, table) for name, table in tables.items()} == before
 
 

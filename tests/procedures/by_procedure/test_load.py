@@ -15,7 +15,7 @@ SIGNATURE = (
     "format string = NULL, format_options map<string,string> = NULL, merge_type string = 'APPEND', "
     "delete_on string = NULL, sequence_col string = NULL, columns string = NULL, where string = NULL, "
     "partitions array<string> = NULL, temporary_partitions array<string> = NULL, partial_columns boolean = false, "
-    "overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false, "
+    "unique_key_update_mode string = NULL, overwrite boolean = false, label string = NULL, max_filter_ratio double = 0.0, strict_mode boolean = false, "
     "progress boolean = NULL)"
 )
 
