@@ -108,6 +108,7 @@ class Outcome:
     commit_order: list[str]  # labels in snapshot order (the initial load excluded)
     py_catalog: Any
     log_lines: list[str]  # the writers' LOG lines: lock waits and holds, failed attempts
+    spark_rows: list[tuple[Any, ...]]  # the table's rows as writer 0's Spark read them after every load
 
     def _seconds(self, marker: str) -> list[float]:
         return sorted(float(line.rsplit(" ", 2)[-2]) for line in self.log_lines if marker in line)
@@ -140,16 +141,14 @@ def run_writers(
     *,
     create: Callable[[], None] | None = None,
 ) -> Outcome:
-    """Creates the table (``create``, else a process of its own), runs one process per writer,
-    all released at once, and collects what they report and what the snapshots say."""
+    """Creates the table (``create``, else writer 0 before it is ready), runs one process per
+    writer, all released at once, and collects what they report and what the snapshots say."""
     import iceberg_doris
 
     spec_path = folder / "spec.json"
-    spec_path.write_text(json.dumps(workload.spec(place)))
+    spec_path.write_text(json.dumps(workload.spec(place) | {"create": create is None}))
     if create is not None:
         create()
-    else:
-        _run_once(["create", str(spec_path)], folder / "create.log")
     writers = {}
     for number in workload.loads:
         log = (folder / f"writer-{number}.log").open("w")
@@ -161,7 +160,8 @@ def run_writers(
         _wait_until_ready(folder, writers)
         started = time.monotonic()
         (folder / "go").touch()
-        for number, process in writers.items():
+        # Writer 0 waits for the others before it reads: a failing other writer is reported first.
+        for number, process in sorted(writers.items(), reverse=True):
             if process.wait(timeout=WRITERS_WAIT_SECONDS) != 0:
                 raise AssertionError(f"writer {number} exited with {process.returncode}: {_tail(folder / f'writer-{number}.log')}")
         seconds = time.monotonic() - started
@@ -170,13 +170,15 @@ def run_writers(
             if process.poll() is None:
                 process.send_signal(signal.SIGKILL)
                 process.wait()
-    results, log_lines = [], []
+    results, log_lines, spark_rows = [], [], []
     for number in writers:
         for line in (folder / f"writer-{number}.log").read_text().splitlines():
             if line.startswith("RESULT "):
                 results.append(json.loads(line.removeprefix("RESULT ")))
             elif line.startswith("LOG "):
                 log_lines.append(line)
+            elif line.startswith("ROWS "):
+                spark_rows = [tuple(r) for r in json.loads(line.removeprefix("ROWS "))]
     py_catalog = iceberg_doris.catalog(home=place["home"], catalog_uri=place.get("catalog_uri"), warehouse=place.get("warehouse"))
     table = py_catalog.load_table(workload.table)
     label_counts: Counter[str] = Counter()
@@ -189,31 +191,13 @@ def run_writers(
         label_counts[label] += 1
         lookups[label] = int(snapshot.summary.get("doris.lookups") or 1)
         order.append(label)
-    return Outcome(results, seconds, label_counts, lookups, order, py_catalog, log_lines)
+    return Outcome(results, seconds, label_counts, lookups, order, py_catalog, log_lines, spark_rows)
 
 
 def _spread(values: list[float]) -> dict[str, float] | None:
     if not values:
         return None
     return {"median": round(statistics.median(values), 3), "max": round(values[-1], 3), "total": round(sum(values), 1)}
-
-
-def spark_rows_in_a_process(spec_folder: Path) -> list[tuple[Any, ...]]:
-    """The table's rows as a Spark session of its own process sees them."""
-    output = _run_once(["read", str(spec_folder / "spec.json")], spec_folder / "read.log")
-    line = next(x for x in output.splitlines() if x.startswith("ROWS "))
-    return [tuple(r) for r in json.loads(line.removeprefix("ROWS "))]
-
-
-def _run_once(arguments: list[str], log: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.concurrency.writer", *arguments],
-        cwd=REPOSITORY, capture_output=True, text=True, env=_environment(), timeout=READY_WAIT_SECONDS,
-    )
-    log.write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        raise AssertionError(f"writer {arguments[0]} failed: {(done.stdout + done.stderr)[-3000:]}")
-    return done.stdout
 
 
 def _environment() -> dict[str, str]:
@@ -274,7 +258,7 @@ def main() -> None:
                 threads=args.threads, loads_per_process=args.loads,
             )
             outcome = run_writers(workload, place, run_folder)
-            seen = readers_rows(outcome, workload.table, spark_rows_in_a_process(run_folder))
+            seen = readers_rows(outcome, workload.table, outcome.spark_rows)
             expected = workload.expected_rows(outcome.commit_order)
             report = outcome.summary() | {
                 "catalog": args.catalog, "table": run_folder.name, "processes": args.processes, "threads": args.threads,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from iceberg_doris import doris
-from tests.concurrency.contention import make_workload, readers_rows, run_writers, spark_rows_in_a_process
+from tests.concurrency.contention import make_workload, readers_rows, run_writers
 from tests.concurrency.writer import load_arguments
 from tests.support.postgres_server import postgres_server
 
@@ -43,6 +43,7 @@ def test_writer_processes_on_a_sqlite_catalog_all_commit(spark, namespace, lake_
 
     outcome = run_writers(workload, {"home": str(lake_home), "catalog_uri": None, "warehouse": None}, tmp_path, create=create)
     rows = [tuple(r) for r in spark.sql(f"SELECT k, v, s FROM {workload.table} ORDER BY k").collect()]
+    assert outcome.spark_rows == rows  # another driver's Spark reads the same
     check(workload, outcome, rows)
 
 
@@ -56,4 +57,4 @@ def test_writer_processes_on_a_postgres_catalog_all_commit(tmp_path):
     with postgres_server() as url:
         place = {"home": str(tmp_path / "home"), "catalog_uri": url, "warehouse": str(tmp_path / "warehouse")}
         outcome = run_writers(workload, place, tmp_path)
-        check(workload, outcome, spark_rows_in_a_process(tmp_path))
+        check(workload, outcome, outcome.spark_rows)

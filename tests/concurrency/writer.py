@@ -1,11 +1,11 @@
 """One writer process of the contention test: its own Spark driver, running its share of the
 loads in a few threads once every writer is ready (``python -m tests.concurrency.writer``).
 
-Modes (the first argument), each given the workload's JSON spec file:
-- ``create``: creates the table and loads the initial rows (before the writers start);
-- ``write <n>``: writer ``n``: starts its session, says it is ready, waits for the go file, runs
-  its loads and prints one ``RESULT {...}`` line per load;
-- ``read``: prints the table's rows as this process's Spark sees them (``ROWS [...]``).
+``python -m tests.concurrency.writer write <n> <spec.json>``: writer ``n`` starts its session
+(writer 0 first creates the table and loads the initial rows when the spec says ``create``: the go
+file waits for every writer to be ready), says it is ready, waits for the go file, runs its loads
+and prints one ``RESULT {...}`` line per load. Writer 0 then waits for every writer's ``done-<n>``
+file and prints the table's rows as its Spark sees them (``ROWS [...]``): one driver fewer to start.
 """
 
 from __future__ import annotations
@@ -26,14 +26,15 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(format="LOG %(asctime)s %(threadName)s %(name)s %(message)s")
     for name in ("iceberg_doris.engine.table_lock", "iceberg_doris.engine.commit"):
         logging.getLogger(name).setLevel(logging.DEBUG)
-    mode, spec_path = argv[0], Path(argv[-1])
+    number, spec_path = int(argv[1]), Path(argv[-1])
     spec = json.loads(spec_path.read_text())
     spark = _session(spec)
-    if mode == "create":
+    if number == 0 and spec.get("create"):
         create(spark, spec)
-    elif mode == "write":
-        write(spark, spec, int(argv[1]), spec_path.parent)
-    elif mode == "read":
+    write(spark, spec, number, spec_path.parent)
+    (spec_path.parent / f"done-{number}").touch()
+    if number == 0:
+        _wait_for(spec_path.parent, [f"done-{n}" for n in spec["loads"]], "writer 0")
         rows = spark.sql(f"SELECT k, v, s FROM {spec['table']} ORDER BY k").collect()
         print("ROWS " + json.dumps([list(r) for r in rows]), flush=True)
     spark.stop()
@@ -96,10 +97,14 @@ def ready_then_wait_for_go(folder: Path, who: str, number: int) -> None:
     """Says writer ``number`` is ready (``ready-<number>`` in ``folder``) and waits for the go file
     the test writes once every writer is: all of them then start at once."""
     (folder / f"ready-{number}").touch()
+    _wait_for(folder, ["go"], who)
+
+
+def _wait_for(folder: Path, names: list[str], who: str) -> None:
     deadline = time.monotonic() + GO_WAIT_SECONDS
-    while not (folder / "go").exists():
+    while not all((folder / name).exists() for name in names):
         if time.monotonic() > deadline:
-            raise SystemExit(f"{who}: no go file after {GO_WAIT_SECONDS} s")
+            raise SystemExit(f"{who}: no {', '.join(names)} file after {GO_WAIT_SECONDS} s")
         time.sleep(0.05)
 
 
