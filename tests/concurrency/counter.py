@@ -1,6 +1,5 @@
-"""One process of the counter test: ``python -m tests.concurrency.counter count <spec.json> <n>``:
-counter ``n``, its own Spark driver (counter 0 first creates the table with its one row, k = 1,
-n = 0, when the spec says ``create``: the go signal waits for every counter to be ready), runs ``UPDATE <table> SET n = n + 1 WHERE k = 1`` (Spark's own statement, run as a
+"""One process of the counter test: ``python -m tests.concurrency.counter <spec.json> <n>``: counter
+``n``, its own Spark driver, runs ``UPDATE <table> SET n = n + 1 WHERE k = 1`` (Spark's own statement, run as a
 Doris load) in a few threads, once every process is ready, and prints one ``RESULT {...}`` line
 per statement. Doris serialises UPDATEs on a table, so N processes x M increments must add N x M.
 """
@@ -21,8 +20,6 @@ def main(argv: list[str]) -> int:
     spec_path, number = Path(argv[0]), int(argv[1])
     spec = json.loads(spec_path.read_text())
     spark = iceberg_doris.session(home=spec["home"], catalog_uri=spec.get("catalog_uri"), warehouse=spec.get("warehouse"))
-    if spec.get("create") and number == 0:
-        _create(spark, spec["table"])
     ready_then_wait_for_go(spec_path.parent, f"counter {number}", number)
     printing = threading.Lock()
 
@@ -43,14 +40,6 @@ def main(argv: list[str]) -> int:
         worker.join()
     spark.stop()
     return 0
-
-
-def _create(spark, table: str) -> None:
-    from iceberg_doris import doris
-
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {table.split('.')[0]}")
-    doris.create_table(spark, ddl=f"CREATE TABLE {table} (k INT NOT NULL, n BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
-    doris.load(spark, table=table, query="SELECT 1 AS k, 0L AS n")
 
 
 if __name__ == "__main__":

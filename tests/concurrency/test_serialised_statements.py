@@ -6,7 +6,9 @@ meanwhile makes it run again, then fail in words.
 
 The interleavings are forced: another writer is started at the statement's lookup and must wait
 at the lock (the lock-busy hook proves it waited) until the statement commits. The counter test
-runs real processes, each its own Spark driver, on SQLite and PostgreSQL catalogs."""
+runs real processes, each its own Spark driver, on a SQLite catalog: when a statement takes the lock
+does not depend on the catalog, and tests/concurrency/test_contention.py proves PostgreSQL's lock
+across processes."""
 
 from __future__ import annotations
 
@@ -24,7 +26,6 @@ from iceberg_doris import doris
 from iceberg_doris.engine import interleaving
 from tests.concurrency import once_for, readers_agree, snapshot_count, unique_table, values
 from tests.concurrency.contention import REPOSITORY, _environment
-from tests.support.postgres_server import postgres_server
 
 pytestmark = pytest.mark.spark
 
@@ -216,10 +217,10 @@ def test_a_writer_outside_that_never_stops_gets_a_conflict_in_words(spark_statem
 PROCESSES, THREADS, INCREMENTS = 2, 2, 2
 
 
-def run_counters(place: dict, folder, table: str, *, create: bool = False) -> list[dict]:
-    """Runs the counter processes (``create``: the first one makes the table before it is ready)."""
+def run_counters(place: dict, folder, table: str) -> list[dict]:
+    """Runs the counter processes on ``table``, which holds one row (k = 1, n = 0)."""
     spec = folder / "spec.json"
-    spec.write_text(json.dumps(place | {"table": table, "threads": THREADS, "increments": INCREMENTS, "create": create}))
+    spec.write_text(json.dumps(place | {"table": table, "threads": THREADS, "increments": INCREMENTS}))
     processes = []
     for number in range(PROCESSES):
         log = (folder / f"counter-{number}.log").open("w")
@@ -261,13 +262,3 @@ def test_update_processes_on_a_sqlite_catalog_add_every_increment(spark, namespa
     doris.load(spark, table=table, query="SELECT 1 AS k, 0L AS n")
     results = run_counters({"home": str(lake_home), "catalog_uri": None, "warehouse": None}, tmp_path, table)
     check_counter(py_catalog, table, results)
-
-
-@pytest.mark.postgres
-def test_update_processes_on_a_postgres_catalog_add_every_increment(tmp_path):
-    import iceberg_doris
-
-    with postgres_server() as url:
-        place = {"home": str(tmp_path / "home"), "catalog_uri": url, "warehouse": str(tmp_path / "warehouse")}
-        results = run_counters(place, tmp_path, "counting.c", create=True)
-        check_counter(iceberg_doris.catalog(**place), "counting.c", results)
