@@ -59,8 +59,13 @@ def column_text(column: ColumnModel) -> str:
     if column.generated is not None:
         parts.append(f"GENERATED ALWAYS AS ({column.generated})")  # as Doris's SHOW CREATE TABLE writes it
     parts.append("NULL" if column.nullable else "NOT NULL")
+    if column.auto_increment:
+        # Doris's Column.toSql: after NULL/NOT NULL, with the start value even when it is the default 1
+        parts.append(f"AUTO_INCREMENT({column.auto_increment_start})")
     if column.default is not None:
         parts.append(f"DEFAULT '{column.default}'")
+    if column.on_update and column.default is not None:
+        parts.append(f"ON UPDATE {column.default}")  # Doris writes the column's default again here
     return " ".join(parts)
 
 

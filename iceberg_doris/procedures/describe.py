@@ -18,8 +18,9 @@ class DescribeProcedure(Procedure):
     name = "describe"
     summary = "Shows a table's Doris model: keys, sequence column, partitioning, buckets, columns, properties."
     details = (
-        "Rows of section 'table' describe the model, 'column' rows each column (type, key, aggregate, NULL, "
-        "default), 'property' rows the Doris PROPERTIES. A table created outside iceberg-doris is a DUPLICATE "
+        "Rows of section 'table' describe the model, 'column' rows each column (type, KEY, aggregate, "
+        "GENERATED ALWAYS AS (expr), NULL, AUTO_INCREMENT(start), DEFAULT, ON UPDATE), "
+        "'property' rows the Doris PROPERTIES. A table created outside iceberg-doris is a DUPLICATE "
         "KEY table without keys."
     )
     parameters = (Parameter("table", STRING, required=True, description="db.tbl"),)

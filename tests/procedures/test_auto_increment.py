@@ -213,3 +213,18 @@ def test_spark_statements_on_an_auto_increment_table(spark_statements, namespace
     spark.sql(f"INSERT INTO {region} SELECT r_regionkey, 'test1', 'test2' FROM {region} WHERE r_regionkey = 3")
     assert rows(spark, f"SELECT * FROM {region} WHERE r_regionkey = 3") == [(3, "test1", "test2")]
     assert rows(spark, f"SELECT count(*) FROM {region}") == [(5,)]
+
+
+def test_describe_shows_the_column_as_doris_show_create_table_does(spark, namespace):
+    # Doris's fe/fe-core/src/main/java/org/apache/doris/catalog/Column.java (toSql) writes
+    # `AUTO_INCREMENT(start)` after NULL/NOT NULL; the definitions are those of
+    # regression-test/suites/data_model_p0/duplicate/storage/test_dup_tab_auto_inc_start_value_basic.groovy
+    key_table = create(spark, namespace, "described_key", "`id` BIGINT NOT NULL AUTO_INCREMENT(10000), "
+                       "`name` varchar(65533) NOT NULL", "`id`", model="DUPLICATE", props="")
+    value_table = create(spark, namespace, "described_value", VALUE_COLUMNS, "`name`")
+    assert described(spark, key_table)["id"] == "BIGINT KEY NOT NULL AUTO_INCREMENT(10000)"
+    assert described(spark, value_table)["id"] == "BIGINT NOT NULL AUTO_INCREMENT(1)"
+
+
+def described(spark, table: str) -> dict[str, str]:
+    return {r[1]: r[2] for r in doris.describe(spark, table=table) if r[0] == "column"}

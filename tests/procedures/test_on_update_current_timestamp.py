@@ -100,3 +100,11 @@ def test_update_and_merge_stamp_the_rows_they_change(spark, namespace):
     assert values(spark, table) == [
         (1, "a", 25, 1, 1), (2, "b", 40, 2, 2), (3, "c", 37, 3, 3), (4, "d", 40, 4, 4), (9, "unknown", 1, None, 4321),
     ]
+
+
+def test_describe_shows_on_update(spark, namespace):
+    # Doris's fe/fe-core/src/main/java/org/apache/doris/catalog/Column.java (toSql) writes
+    # `ON UPDATE <default>` after the default; the definition is update_on_current_timestamp.groovy's
+    table = create(spark, namespace)
+    columns = {r[1]: r[2] for r in doris.describe(spark, table=table) if r[0] == "column"}
+    assert columns["update_time"] == "DATETIME(6) NULL DEFAULT 'CURRENT_TIMESTAMP' ON UPDATE CURRENT_TIMESTAMP"
