@@ -191,3 +191,31 @@ def test_aggregate_tables_aggregate_the_computed_values(spark, namespace, py_cat
     )
     assert inserted(spark, replace, "(a, b, f) VALUES (1, 2, 3)", "(a, b) VALUES (1, 2)") == [(1, 2, 3, 4, 13)]
     readers_agree(spark, py_catalog, replace)
+
+
+@pytest.mark.usefixtures("spark_statements")
+def test_alter_table_that_would_break_a_generated_column_is_refused(spark, namespace):
+    # regression-test/suites/ddl_p0/test_create_table_generated_column/test_create_table_generated_column_legacy.groovy
+    # (drop dependency) and .../alter_column_test_generated_column.groovy (modify, rename)
+    table = create(spark, namespace, "gencol_refer_gencol", REFER)
+    spark.sql(f"INSERT INTO {table} (a, b) VALUES (3, 4)")
+    with pytest.raises(IllegalArgumentException, match=r"^Column 'a' has a generated column dependency on :\[c\]$"):
+        spark.sql(f"ALTER TABLE {table} DROP COLUMN a")
+    with pytest.raises(IllegalArgumentException, match=r"^Column 'c' has a generated column dependency on :\[d\]$"):
+        spark.sql(f"ALTER TABLE {table} DROP COLUMN c")
+    with pytest.raises(IllegalArgumentException, match=r"^Cannot rename column, because column 'c' has a generated "
+                                                       r"column dependency on :\[d\]$"):
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN c TO c1")
+    with pytest.raises(IllegalArgumentException, match=r"^Cannot rename column, because column 'b' has a generated "
+                                                       r"column dependency on :\[c\]$"):
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN b TO b1")
+    with pytest.raises(IllegalArgumentException, match=r"^Not supporting alter table modify generated columns\.$"):
+        spark.sql(f"ALTER TABLE {table} ALTER COLUMN d TYPE BIGINT")
+    # Doris renames a generated column no other reads, then drops d, c and b in that order
+    spark.sql(f"ALTER TABLE {table} RENAME COLUMN d TO d1")
+    spark.sql(f"INSERT INTO {table} (a, b) VALUES (5, 6)")
+    assert rows(spark, table) == [(3, 7.0, 4, 8), (5, 11.0, 6, 12)]
+    spark.sql(f"ALTER TABLE {table} DROP COLUMN d1")
+    spark.sql(f"ALTER TABLE {table} DROP COLUMN c")
+    spark.sql(f"ALTER TABLE {table} DROP COLUMN b")
+    assert rows(spark, table) == [(3,), (5,)]

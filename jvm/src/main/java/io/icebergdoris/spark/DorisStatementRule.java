@@ -90,6 +90,7 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
     if (rowLevel) {
       return rowLevel(plan);
     }
+    GeneratedColumnAlters.check(plan);
     if (plan instanceof AppendData append && append.resolved()) {
       DorisTarget target = DorisTarget.of(staged(append.table(), append.writeOptions()));
       if (target != null) {
