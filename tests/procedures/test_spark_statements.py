@@ -72,6 +72,21 @@ def test_insert_listing_its_columns_gives_the_others_their_defaults(spark, names
     assert last_summary(spark, statement)["doris.operation"] == "load"
 
 
+def test_default_in_values_is_refused_by_name(spark, namespace):
+    # Doris fills a column's DEFAULT for the keyword DEFAULT in VALUES (insert into alter_column_gen_col
+    # values(1,2,default,default,5) in regression-test/suites/ddl_p0/test_create_table_generated_column/
+    # alter_column_test_generated_column.groovy); Spark resolves it without the Doris default (NULL, or
+    # an unresolved column), so it is refused, naming the statement that gives Doris's result.
+    columns = "k INT NOT NULL, v STRING, dft INT DEFAULT '4321'"
+    statement, _ = twin_tables(spark, namespace, "UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1", columns)
+    for insert in (f"INSERT INTO {statement} VALUES (1, 'a', DEFAULT)",
+                   f"INSERT INTO {statement} (k, v, dft) VALUES (1, 'a', 5), (2, 'b', default)"):
+        with pytest.raises(IllegalArgumentException, match=r"VALUES \(\.\.\., DEFAULT\) is not supported on a Doris "
+                                                           r"table: .*Leave the column out of the INSERT's column list"):
+            spark.sql(insert)
+    assert spark.table(statement).count() == 0
+
+
 def test_sequence_column_decides_as_in_a_load(spark, namespace, py_catalog):
     statement, load = twin_tables(
         spark, namespace,

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedInlineTable;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedStar;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedSubqueryColumnAliases;
@@ -119,6 +120,15 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
   }
 
   private LogicalPlan rowLevel(LogicalPlan plan) {
+    if (plan instanceof InsertIntoStatement insert && writesDefault(insert.query())) {
+      DorisTarget target = resolveTarget(insert.table());
+      if (target != null) {
+        throw failure("INSERT INTO " + target.name() + " ... VALUES (..., DEFAULT) is not supported on a Doris table: "
+            + "Spark would write NULL there, not the column's Doris DEFAULT. Leave the column out of the INSERT's column "
+            + "list (INSERT INTO t (k, v) VALUES ...): a column not listed takes its DEFAULT, as in Doris, and a "
+            + "generated column is computed.");
+      }
+    }
     if (plan instanceof InsertIntoStatement insert && listsItsColumns(insert)) {
       DorisTarget target = resolveTarget(insert.table());
       if (target != null) {
@@ -141,6 +151,26 @@ public final class DorisStatementRule extends Rule<LogicalPlan> {
       }
     }
     return plan;
+  }
+
+  /** Whether {@code query} has a VALUES list with the keyword DEFAULT for a value (before resolution). */
+  private static boolean writesDefault(LogicalPlan query) {
+    if (query instanceof UnresolvedInlineTable values) {
+      scala.collection.Iterator<Expression> expressions = values.expressions().iterator();
+      while (expressions.hasNext()) {
+        if (expressions.next() instanceof UnresolvedAttribute attribute && attribute.nameParts().size() == 1
+            && "DEFAULT".equalsIgnoreCase(attribute.name())) {
+          return true;
+        }
+      }
+    }
+    scala.collection.Iterator<LogicalPlan> children = query.children().iterator();
+    while (children.hasNext()) {
+      if (writesDefault(children.next())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@code INSERT INTO t (c1, c2, ...) ...}: a plain append that names the columns it writes. */
