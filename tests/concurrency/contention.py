@@ -153,7 +153,7 @@ def run_writers(
     for number in workload.loads:
         log = (folder / f"writer-{number}.log").open("w")
         writers[number] = subprocess.Popen(
-            [sys.executable, "-m", "tests.concurrency.writer", "write", str(number), str(spec_path)],
+            [sys.executable, "-m", "tests.concurrency.writer", str(number), str(spec_path)],
             cwd=REPOSITORY, stdout=log, stderr=subprocess.STDOUT, env=_environment(),
         )
     try:

@@ -1,7 +1,7 @@
 """One writer process of the contention test: its own Spark driver, running its share of the
 loads in a few threads once every writer is ready (``python -m tests.concurrency.writer``).
 
-``python -m tests.concurrency.writer write <n> <spec.json>``: writer ``n`` starts its session
+``python -m tests.concurrency.writer <n> <spec.json>``: writer ``n`` starts its session
 (writer 0 first creates the table and loads the initial rows when the spec says ``create``: the go
 file waits for every writer to be ready), says it is ready, waits for the go file, runs its loads
 and prints one ``RESULT {...}`` line per load. Writer 0 then waits for every writer's ``done-<n>``
@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(format="LOG %(asctime)s %(threadName)s %(name)s %(message)s")
     for name in ("iceberg_doris.engine.table_lock", "iceberg_doris.engine.commit"):
         logging.getLogger(name).setLevel(logging.DEBUG)
-    number, spec_path = int(argv[1]), Path(argv[-1])
+    number, spec_path = int(argv[0]), Path(argv[1])
     spec = json.loads(spec_path.read_text())
     spark = _session(spec)
     if number == 0 and spec.get("create"):
