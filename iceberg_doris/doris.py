@@ -321,7 +321,7 @@ def describe(
 ) -> list[Row]:
     """Shows a table's Doris model: keys, sequence column, partitioning, buckets, columns, properties.
 
-    Rows of section 'table' describe the model, 'column' rows each column (type, KEY, aggregate, GENERATED ALWAYS AS (expr), NULL, AUTO_INCREMENT(start), DEFAULT, ON UPDATE), 'property' rows the Doris PROPERTIES. A table created outside iceberg-doris is a DUPLICATE KEY table without keys.
+    Rows of section 'table' describe the model, 'column' rows each column (type, KEY, aggregate, AS (expr), NULL, AUTO_INCREMENT(start), DEFAULT, ON UPDATE, as Doris's SHOW CREATE TABLE writes them), 'property' rows the Doris PROPERTIES. A table created outside iceberg-doris is a DUPLICATE KEY table without keys.
 
     SQL: CALL doris.describe(table string)
 

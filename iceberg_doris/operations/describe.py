@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from iceberg_doris.engine.iceberg_tables import current_layout, current_snapshot_id, format_version_of
@@ -51,22 +52,32 @@ def partition_by(model: DorisTableModel) -> str | None:
 
 
 def column_text(column: ColumnModel) -> str:
+    """A column as Doris's SHOW CREATE TABLE writes it (``Column.toSql``), without the name and
+    comment, and with ``KEY`` after the type."""
     parts = [column.doris_type]
     if column.is_key:
         parts.append("KEY")
     if column.aggregation:
         parts.append(column.aggregation)
     if column.generated is not None:
-        parts.append(f"GENERATED ALWAYS AS ({column.generated})")  # as Doris's SHOW CREATE TABLE writes it
+        parts.append(f"AS ({column.generated})")
     parts.append("NULL" if column.nullable else "NOT NULL")
     if column.auto_increment:
         # Doris's Column.toSql: after NULL/NOT NULL, with the start value even when it is the default 1
         parts.append(f"AUTO_INCREMENT({column.auto_increment_start})")
     if column.default is not None:
-        parts.append(f"DEFAULT '{column.default}'")
+        parts.append(f"DEFAULT {column.default}" if _is_expression_default(column.default) else f'DEFAULT "{column.default}"')
     if column.on_update and column.default is not None:
         parts.append(f"ON UPDATE {column.default}")  # Doris writes the column's default again here
     return " ".join(parts)
+
+
+_EXPRESSION_DEFAULTS = re.compile(r"(CURRENT_TIMESTAMP(\(\d+\))?|CURRENT_DATE|PI|E|BITMAP_EMPTY)\Z")
+
+
+def _is_expression_default(default: str) -> bool:
+    # Doris quotes a literal default and writes a function default bare.
+    return _EXPRESSION_DEFAULTS.match(default) is not None
 
 
 def _buckets(model: DorisTableModel) -> str | None:

@@ -19,7 +19,7 @@ class DescribeProcedure(Procedure):
     summary = "Shows a table's Doris model: keys, sequence column, partitioning, buckets, columns, properties."
     details = (
         "Rows of section 'table' describe the model, 'column' rows each column (type, KEY, aggregate, "
-        "GENERATED ALWAYS AS (expr), NULL, AUTO_INCREMENT(start), DEFAULT, ON UPDATE), "
+        "AS (expr), NULL, AUTO_INCREMENT(start), DEFAULT, ON UPDATE, as Doris's SHOW CREATE TABLE writes them), "
         "'property' rows the Doris PROPERTIES. A table created outside iceberg-doris is a DUPLICATE "
         "KEY table without keys."
     )

@@ -283,13 +283,20 @@ def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> Col
         nullable=nullable,
         is_key=is_key,
         aggregation=aggregation,
-        default=column.default,
+        default=_default_text(column),
         comment=column.comment,
         on_update=column.on_update_current_timestamp,
         generated=column.generated,
         auto_increment_start=(1 if column.auto_increment_start is None else column.auto_increment_start)
         if column.auto_increment else None,
     )
+
+
+def _default_text(column: ColumnDef) -> str | None:
+    # Doris keeps CURRENT_TIMESTAMP(p) as written (its DefaultValue), and p = 0 as CURRENT_TIMESTAMP.
+    if column.default_kind == "current_timestamp" and column.default_precision:
+        return f"CURRENT_TIMESTAMP({column.default_precision})"
+    return column.default
 
 
 def partition_column_type(definition: TableDefinition, name: str) -> PartitionColumnType:

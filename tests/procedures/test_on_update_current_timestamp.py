@@ -107,4 +107,4 @@ def test_describe_shows_on_update(spark, namespace):
     # `ON UPDATE <default>` after the default; the definition is update_on_current_timestamp.groovy's
     table = create(spark, namespace)
     columns = {r[1]: r[2] for r in doris.describe(spark, table=table) if r[0] == "column"}
-    assert columns["update_time"] == "DATETIME(6) NULL DEFAULT 'CURRENT_TIMESTAMP' ON UPDATE CURRENT_TIMESTAMP"
+    assert columns["update_time"] == "DATETIME(6) NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6)"
