@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import iceberg_doris
@@ -61,7 +62,9 @@ def _s3() -> Any:
 
 def main(home: str, bucket: str, out: str) -> None:
     result: dict[str, Any] = {}
+    started = time.monotonic()
     spark = iceberg_doris.session(home=home, warehouse=f"s3://{bucket}/wh", progress=False)
+    result["session_seconds"] = time.monotonic() - started
     spark.sql("CREATE NAMESPACE lc")
     spark.sql(f"CALL doris.create_table('{ORDERS_DDL}')")
     spark.sql(f"CALL doris.create_table('{EVENTS_DDL}')")
@@ -106,6 +109,7 @@ def main(home: str, bucket: str, out: str) -> None:
     result["orphan"] = orphan
     result["cleanup"] = one(spark, "CALL doris.cleanup(table => 'lc.orders', older_than => current_timestamp() + INTERVAL 1 MINUTE)")
     result["after_cleanup"] = rows(spark, "SELECT id, dt, city, amount FROM lc.orders ORDER BY id")
+    result["lifecycle_seconds"] = time.monotonic() - started - result["session_seconds"]
     with open(out, "w") as handle:
         json.dump(result, handle)
     spark.stop()

@@ -68,6 +68,7 @@ def lifecycle(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     )
     assert job.returncode == 0, job.stderr[-4000:]
     result = json.loads((root / "out.json").read_text())
+    print(f"S3 lifecycle: session start {result['session_seconds']:.1f} s, lifecycle {result['lifecycle_seconds']:.1f} s")
     return result | {"output": job.stdout + job.stderr, "seconds": time.monotonic() - started, "home": str(root / "home")}
 
 
