@@ -16,6 +16,9 @@ from typing import Any
 
 import iceberg_doris
 from iceberg_doris import doris
+from iceberg_doris.errors import DorisError
+
+WRONG_SECRET = "not-the-secret-0123456789"
 
 ORDERS_DDL = """
 CREATE TABLE lc.orders (
@@ -58,6 +61,27 @@ def _s3() -> Any:
 
     endpoint = os.environ["AWS_ENDPOINT_URL_S3"]
     return fs.S3FileSystem(endpoint_override=endpoint, region=os.environ["AWS_REGION"], scheme=endpoint.split(":")[0])
+
+
+def source_errors(spark: Any, bucket: str) -> dict[str, str]:
+    """The errors of loads from source buckets s3a cannot use: one served where nothing listens, one
+    whose (per-bucket) key pair the server refuses. Each is tried once, not retried for minutes."""
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    once = {"retry.limit": "0", "attempts.maximum": "0", "retry.throttle.limit": "0"}
+    for key, value in (once | {"endpoint": os.environ["CLOSED_ENDPOINT"]}).items():
+        hadoop.set(f"fs.s3a.bucket.gone.{key}", value)
+    # The same server under another bucket name, with a key pair it does not know (a test value).
+    refused = {"endpoint": os.environ["AWS_ENDPOINT_URL_S3"], "access.key": "unknown", "secret.key": WRONG_SECRET,
+               "aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"}
+    for key, value in (once | refused).items():
+        hadoop.set(f"fs.s3a.bucket.{bucket}-refused.{key}", value)
+    messages = {}
+    for case, path in (("unreachable", "s3a://gone/x.csv"), ("refused", f"s3a://{bucket}-refused/src/events.csv")):
+        try:
+            doris.load(spark, table="lc.events", path=[path], format="csv")
+        except DorisError as error:
+            messages[case] = f"{type(error).__name__}: {error}"
+    return messages
 
 
 def main(home: str, bucket: str, out: str) -> None:
@@ -109,6 +133,7 @@ def main(home: str, bucket: str, out: str) -> None:
     result["orphan"] = orphan
     result["cleanup"] = one(spark, "CALL doris.cleanup(table => 'lc.orders', older_than => current_timestamp() + INTERVAL 1 MINUTE)")
     result["after_cleanup"] = rows(spark, "SELECT id, dt, city, amount FROM lc.orders ORDER BY id")
+    result["errors"] = source_errors(spark, bucket)
     result["lifecycle_seconds"] = time.monotonic() - started - result["session_seconds"]
     with open(out, "w") as handle:
         json.dump(result, handle)

@@ -16,9 +16,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -28,12 +28,14 @@ from pyarrow import fs
 
 import iceberg_doris
 from tests.objectstore.conftest import BUCKET
+from tests.objectstore.s3_lifecycle_job import WRONG_SECRET
 from tests.support import duckdb_reader
 from tests.support.s3_server import S3Server
 
 pytestmark = pytest.mark.spark
 
 JOB = Path(__file__).with_name("s3_lifecycle_job.py")
+ERRORS_JOB = Path(__file__).with_name("s3_errors_job.py")
 REPOSITORY = Path(__file__).resolve().parents[2]
 FINAL_ROWS = [["1", "2024-01-05", "Oslo", "11"], ["2", "2024-01-20", "Bern", "21"], ["6", "2024-02-20", "Lima", "60"]]
 
@@ -54,22 +56,34 @@ def _put_sources(server: S3Server) -> None:
         out.write(b"2024-01-02,1,click\n2024-01-03,2,view\n2024-02-05,3,click\n")
 
 
+def _run(job: Path, root: Path, environment: dict[str, str]) -> tuple[dict, str]:
+    """Runs a job script in a fresh process with only ``environment``'s AWS settings; what it wrote
+    and its output."""
+    inherited = {key: value for key, value in os.environ.items() if not key.startswith("AWS_")}
+    done = subprocess.run(
+        [sys.executable, str(job), str(root / "home"), BUCKET, str(root / "out.json")],
+        env=inherited | environment | {"PYTHONPATH": str(REPOSITORY), "CLOSED_ENDPOINT": _closed_endpoint()},
+        cwd=REPOSITORY, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads((root / "out.json").read_text()), done.stdout + done.stderr
+
+
+def _closed_endpoint() -> str:
+    """A loopback address nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
 @pytest.fixture(scope="module")
 def lifecycle(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Runs the job once; what it returned, with its output and the time it took."""
+    """Runs the lifecycle job once: what it returned, with its output."""
     _put_sources(s3)
     root = tmp_path_factory.mktemp("s3-lifecycle")
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("AWS_")}
-    environment |= s3.environment() | {"PYTHONPATH": str(REPOSITORY)}
-    started = time.monotonic()
-    job = subprocess.run(
-        [sys.executable, str(JOB), str(root / "home"), BUCKET, str(root / "out.json")],
-        env=environment, cwd=REPOSITORY, capture_output=True, text=True, timeout=600,
-    )
-    assert job.returncode == 0, job.stderr[-4000:]
-    result = json.loads((root / "out.json").read_text())
+    result, output = _run(JOB, root, s3.environment())
     print(f"S3 lifecycle: session start {result['session_seconds']:.1f} s, lifecycle {result['lifecycle_seconds']:.1f} s")
-    return result | {"output": job.stdout + job.stderr, "seconds": time.monotonic() - started, "home": str(root / "home")}
+    return result | {"output": output, "home": str(root / "home")}
 
 
 def test_keyed_loads_from_s3a_files_keep_one_row_per_key_with_the_key_index_on_s3(lifecycle: dict, s3: S3Server) -> None:
@@ -122,6 +136,24 @@ def test_pyiceberg_and_duckdb_read_the_same_rows_from_s3(
     assert read == FINAL_ROWS
     duckdb_rows = duckdb_reader.read_rows(table.metadata_location, "id, dt, city, amount", order_by="id", s3=s3)
     assert [[str(value) for value in row] for row in duckdb_rows] == FINAL_ROWS
+
+
+def test_refused_credentials_and_an_unreachable_endpoint_are_our_errors_naming_the_endpoint(
+    lifecycle: dict, s3: S3Server, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # The session's first table access under a secret the server refuses (a session of its own).
+    errors, output = _run(ERRORS_JOB, tmp_path_factory.mktemp("s3-errors"), s3.environment() | {"AWS_SECRET_ACCESS_KEY": WRONG_SECRET})
+    assert errors["create_table"].startswith(
+        f"EngineError: doris.create_table failed: the object store at {s3.endpoint} refused the credentials ("
+    )
+    # Source files of loads: a bucket s3a serves from an endpoint nothing listens on, one whose key
+    # pair the server refuses (s3a's per-bucket settings in the lifecycle's session).
+    unreachable, refused = lifecycle["errors"]["unreachable"], lifecycle["errors"]["refused"]
+    assert unreachable.startswith("EngineError: doris.load reading s3a://gone/x.csv failed: the object store at http://127.0.0.1:")
+    assert "is unreachable" in unreachable and "AWS_ENDPOINT_URL_S3" in unreachable
+    assert refused.startswith(f"EngineError: doris.load reading s3a://{BUCKET}-refused/src/events.csv failed: the object store at {s3.endpoint} refused the credentials")
+    for text in (errors["create_table"], output, unreachable, refused, lifecycle["output"]):
+        assert WRONG_SECRET not in text and s3.secret_key not in text
 
 
 def test_the_secret_never_reaches_the_driver_output_or_our_files(lifecycle: dict, s3: S3Server) -> None:
