@@ -45,17 +45,6 @@ class S3Location:
         """The endpoint in words, for messages (no credential is part of it)."""
         return self.endpoint or f"AWS S3{f' ({self.region})' if self.region else ''}"
 
-    def iceberg_properties(self) -> dict[str, str]:
-        """Iceberg's S3FileIO catalog properties (the same names in Spark's catalog settings and in
-        pyiceberg's, whose own FileIO reads them too)."""
-        properties = {"io-impl": "org.apache.iceberg.aws.s3.S3FileIO"}
-        if self.endpoint is not None:
-            properties["s3.endpoint"] = self.endpoint
-            properties["s3.path-style-access"] = str(self.path_style).lower()
-        if self.region is not None:
-            properties["client.region"] = self.region
-        return properties
-
     def pyiceberg_properties(self) -> dict[str, str]:
         """pyiceberg's S3 settings: its FileIO (pyarrow's S3 filesystem) takes credentials from the
         same default chain."""

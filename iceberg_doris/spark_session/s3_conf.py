@@ -80,9 +80,23 @@ def pyspark_hadoop_version() -> str:
     return jars[-1].name.removeprefix("hadoop-client-api-").removesuffix(".jar")
 
 
+S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO"
+
+
+def s3_file_io_properties(location: S3Location) -> dict[str, str]:
+    """The catalog properties of Iceberg's S3FileIO for ``location``."""
+    properties = {"io-impl": S3_FILE_IO}
+    if location.endpoint is not None:
+        properties["s3.endpoint"] = location.endpoint
+        properties["s3.path-style-access"] = str(location.path_style).lower()
+    if location.region is not None:
+        properties["client.region"] = location.region
+    return properties
+
+
 def s3_spark_conf(catalog: str, location: S3Location, hadoop_version: str | None = None) -> dict[str, str]:
     """The catalog's S3FileIO properties and Hadoop's ``s3a`` settings, without credentials."""
-    conf = {f"spark.sql.catalog.{catalog}.{key}": value for key, value in location.iceberg_properties().items()}
+    conf = {f"spark.sql.catalog.{catalog}.{key}": value for key, value in s3_file_io_properties(location).items()}
     hadoop: dict[str, str] = {}
     if _uses_sdk_v2(hadoop_version or pyspark_hadoop_version()):
         # s3a's own default chain starts with settings we never write; the SDK's reads the
