@@ -2,7 +2,8 @@
 
 Run by ``test_s3_lifecycle.py`` as ``python s3_lifecycle_job.py HOME BUCKET OUT.json`` with the
 standard AWS variables pointing at the test's S3 server; the shared test session has no S3 jars,
-so this process starts its own through ``iceberg_doris.session(warehouse="s3://...")``. It writes
+so this process starts its own: it runs the S3 block of ``docs/object-storage.md`` (its
+``iceberg_doris.session(warehouse="s3://lake/wh")``). It writes
 what each step returned and what Spark reads at the end to OUT.json; the test asserts on them.
 """
 
@@ -12,11 +13,12 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import iceberg_doris
 from iceberg_doris import doris
 from iceberg_doris.errors import DorisError
+from tests.support.readme_blocks import parse_blocks
 
 WRONG_SECRET = "not-the-secret-0123456789"
 
@@ -63,6 +65,17 @@ def _s3() -> Any:
     return fs.S3FileSystem(endpoint_override=endpoint, region=os.environ["AWS_REGION"], scheme=endpoint.split(":")[0])
 
 
+def _session_as_the_docs_start_it(home: str, bucket: str) -> Any:
+    """Runs docs/object-storage.md's S3 block (its session and namespace) on this home and bucket."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "object-storage.md"
+    block = next(b for b in parse_blocks(page.read_text(), page.name) if b.language == "python")
+    assert 's3://lake/wh' in block.text, "the docs' S3 block names another bucket than the test's"
+    os.environ["ICEBERG_DORIS_HOME"] = home
+    scope: dict[str, Any] = {}
+    exec(compile(block.text.replace("s3://lake/", f"s3://{bucket}/"), f"{page}:{block.line}", "exec"), scope)
+    return scope["spark"]
+
+
 def source_errors(spark: Any, bucket: str) -> dict[str, str]:
     """The errors of loads from source buckets s3a cannot use: one served where nothing listens, one
     whose (per-bucket) key pair the server refuses. Each is tried once, not retried for minutes."""
@@ -87,9 +100,8 @@ def source_errors(spark: Any, bucket: str) -> dict[str, str]:
 def main(home: str, bucket: str, out: str) -> None:
     result: dict[str, Any] = {}
     started = time.monotonic()
-    spark = iceberg_doris.session(home=home, warehouse=f"s3://{bucket}/wh", progress=False)
+    spark = _session_as_the_docs_start_it(home, bucket)
     result["session_seconds"] = time.monotonic() - started
-    spark.sql("CREATE NAMESPACE lc")
     spark.sql(f"CALL doris.create_table('{ORDERS_DDL}')")
     spark.sql(f"CALL doris.create_table('{EVENTS_DDL}')")
     result["orders_location"] = str(spark.sql("DESCRIBE TABLE EXTENDED lc.orders").where("col_name = 'Location'").collect()[0][1])
