@@ -1,7 +1,8 @@
 """The lifecycle of Doris tables on an S3 warehouse, in one Spark driver of its own.
 
-Run by ``test_s3_lifecycle.py`` as ``python s3_lifecycle_job.py HOME BUCKET OUT.json`` with the
-standard AWS variables pointing at the test's S3 server; the shared test session has no S3 jars,
+Run by ``test_s3_lifecycle.py`` as ``python s3_lifecycle_job.py STEP HOME BUCKET OUT.json`` with
+the standard AWS variables pointing at the test's S3 server (STEP ``lifecycle``, or
+``refused-credentials`` under a secret the server refuses); the shared test session has no S3 jars,
 so this process starts its own: it runs the S3 block of ``docs/object-storage.md`` (its
 ``iceberg_doris.session(warehouse="s3://lake/wh")``). It writes
 what each step returned and what Spark reads at the end to OUT.json; the test asserts on them.
@@ -97,7 +98,20 @@ def source_errors(spark: Any, bucket: str) -> dict[str, str]:
     return messages
 
 
-def main(home: str, bucket: str, out: str) -> None:
+def refused_credentials(home: str, bucket: str) -> dict[str, Any]:
+    """The error of a session's first table access under a secret the server refuses (the
+    environment's), from docs/object-storage.md's session."""
+    spark = _session_as_the_docs_start_it(home, bucket)
+    try:  # the table's first metadata file is the first request under the wrong secret
+        doris.create_table(spark, ddl="CREATE TABLE lc.t (k BIGINT NOT NULL, v BIGINT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1")
+    except DorisError as error:
+        return {"create_table": f"{type(error).__name__}: {error}"}
+    finally:
+        spark.stop()
+    return {"create_table": "no error"}
+
+
+def lifecycle(home: str, bucket: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     started = time.monotonic()
     spark = _session_as_the_docs_start_it(home, bucket)
@@ -147,11 +161,12 @@ def main(home: str, bucket: str, out: str) -> None:
     result["after_cleanup"] = rows(spark, "SELECT id, dt, city, amount FROM lc.orders ORDER BY id")
     result["errors"] = source_errors(spark, bucket)
     result["lifecycle_seconds"] = time.monotonic() - started - result["session_seconds"]
-    with open(out, "w") as handle:
-        json.dump(result, handle)
     spark.stop()
+    return result
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    step, home, bucket, out = sys.argv[1:5]
+    with open(out, "w") as handle:
+        json.dump({"lifecycle": lifecycle, "refused-credentials": refused_credentials}[step](home, bucket), handle)
     os._exit(0)

@@ -35,7 +35,6 @@ from tests.support.s3_server import S3Server
 pytestmark = pytest.mark.spark
 
 JOB = Path(__file__).with_name("s3_lifecycle_job.py")
-ERRORS_JOB = Path(__file__).with_name("s3_errors_job.py")
 REPOSITORY = Path(__file__).resolve().parents[2]
 FINAL_ROWS = [["1", "2024-01-05", "Oslo", "11"], ["2", "2024-01-20", "Bern", "21"], ["6", "2024-02-20", "Lima", "60"]]
 
@@ -56,12 +55,12 @@ def _put_sources(server: S3Server) -> None:
         out.write(b"2024-01-02,1,click\n2024-01-03,2,view\n2024-02-05,3,click\n")
 
 
-def _run(job: Path, root: Path, environment: dict[str, str]) -> tuple[dict, str]:
-    """Runs a job script in a fresh process with only ``environment``'s AWS settings; what it wrote
-    and its output."""
+def _run(step: str, root: Path, environment: dict[str, str]) -> tuple[dict, str]:
+    """Runs a step of the job in a fresh process with only ``environment``'s AWS settings; what it
+    wrote and its output."""
     inherited = {key: value for key, value in os.environ.items() if not key.startswith("AWS_")}
     done = subprocess.run(
-        [sys.executable, str(job), str(root / "home"), BUCKET, str(root / "out.json")],
+        [sys.executable, str(JOB), step, str(root / "home"), BUCKET, str(root / "out.json")],
         env=inherited | environment | {"PYTHONPATH": str(REPOSITORY), "CLOSED_ENDPOINT": _closed_endpoint()},
         cwd=REPOSITORY, capture_output=True, text=True, timeout=600,
     )
@@ -81,7 +80,7 @@ def lifecycle(s3: S3Server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Runs the lifecycle job once: what it returned, with its output."""
     _put_sources(s3)
     root = tmp_path_factory.mktemp("s3-lifecycle")
-    result, output = _run(JOB, root, s3.environment())
+    result, output = _run("lifecycle", root, s3.environment())
     print(f"S3 lifecycle: session start {result['session_seconds']:.1f} s, lifecycle {result['lifecycle_seconds']:.1f} s")
     return result | {"output": output, "home": str(root / "home")}
 
@@ -142,7 +141,9 @@ def test_refused_credentials_and_an_unreachable_endpoint_are_our_errors_naming_t
     lifecycle: dict, s3: S3Server, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     # The session's first table access under a secret the server refuses (a session of its own).
-    errors, output = _run(ERRORS_JOB, tmp_path_factory.mktemp("s3-errors"), s3.environment() | {"AWS_SECRET_ACCESS_KEY": WRONG_SECRET})
+    errors, output = _run(
+        "refused-credentials", tmp_path_factory.mktemp("s3-errors"), s3.environment() | {"AWS_SECRET_ACCESS_KEY": WRONG_SECRET}
+    )
     assert errors["create_table"].startswith(
         f"EngineError: doris.create_table failed: the object store at {s3.endpoint} refused the credentials ("
     )
