@@ -102,7 +102,7 @@ def spark_conf(
         # the packages are resolved to their files here, by Spark's Ivy code, and listed as jars.
         from iceberg_doris.spark_session.prefetch import package_files
 
-        jars += [str(f) for f in package_files(packages_of_ours, conf or {})]
+        jars += [str(f) for f in package_files(packages_of_ours, result)]  # with our spark.jars.excludes
         packages_of_ours = ()
     result["spark.jars"] = _joined((conf or {}).get("spark.jars", ""), *jars)
     packages = _joined((conf or {}).get("spark.jars.packages", ""), *packages_of_ours)
