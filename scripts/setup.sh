@@ -3,7 +3,9 @@
 #   Debian packages (Java 17 and Maven; PostgreSQL with --test), a virtualenv in .venv with the
 #   package on the default Spark line, the bridge jar (built with Maven), and the Maven packages
 #   Spark resolves at a session's start (Iceberg runtime, JDBC drivers), fetched once into Ivy's cache.
-# With --test it also makes .venv-spark35 and .venv-spark40, the other supported Spark lines.
+# With --test it also makes .venv-spark35 and .venv-spark40, the other supported Spark lines, and
+# fetches what the object-storage tests use: the jars of an s3:// session (S3FileIO, s3a) and the
+# S3-compatible server they run against (S3Proxy, into build/s3proxy/).
 # A second run checks and returns in seconds.
 #   usage: scripts/setup.sh [--test]
 set -euo pipefail
@@ -67,5 +69,15 @@ make_venv .venv "" "test,connect-client"
 if [ "$with_tests" = 1 ]; then
   make_venv .venv-spark35 "pyspark>=3.5,<3.6" "test"
   make_venv .venv-spark40 "pyspark>=4.0,<4.1" "test"
+  .venv/bin/python -m iceberg_doris.spark_session.prefetch --s3 >&2
+  # S3Proxy and its dependencies, copied by Maven from its cache; again only when the pom changed.
+  s3proxy_pom=tests/objectstore/s3proxy-pom.xml
+  s3proxy_stamp="build/s3proxy/.pom-$(sha256sum "$s3proxy_pom" | cut -c1-16)"
+  if [ ! -f "$s3proxy_stamp" ]; then
+    say "fetching S3Proxy (the object-storage tests' S3 server) into build/s3proxy"
+    rm -rf build/s3proxy
+    mvn -q -B -f "$s3proxy_pom" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$PWD/build/s3proxy"
+    touch "$s3proxy_stamp"
+  fi
 fi
 say "ready (.venv/bin/iceberg-doris, .venv/bin/python)"

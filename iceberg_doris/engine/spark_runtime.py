@@ -46,6 +46,19 @@ def data_files_at(spark: "SparkSession", path: str) -> list[str] | None:
     return names
 
 
+def s3a_endpoint(spark: "SparkSession", path: str) -> str | None:
+    """The endpoint Hadoop's ``s3a`` serves ``path``'s bucket from (its per-bucket setting, else
+    the global one), or None when ``path`` is not on S3 or names none (AWS's own)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(path)
+    if parts.scheme.lower() not in ("s3", "s3a") or not parts.netloc:
+        return None
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    endpoint = conf.get(f"fs.s3a.bucket.{parts.netloc}.endpoint") or conf.get("fs.s3a.endpoint")
+    return str(endpoint) if endpoint else None
+
+
 def _list_data_files(fs: Any, directory: Any, names: list[str], *, depth: int) -> None:
     """Data files under a directory (partition folders included; hidden and _ files skipped)."""
     if depth > 4 or len(names) >= 1000:

@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from iceberg_doris.errors import ConfigurationError
 from iceberg_doris.lake.masking import mask_secrets, remember_secret
+from iceberg_doris.lake.object_storage import S3Location, is_s3
 
 HOME_ENV = "ICEBERG_DORIS_HOME"
 CATALOG_URI_ENV = "ICEBERG_DORIS_CATALOG_URI"
@@ -53,6 +54,8 @@ class CatalogSettings:
     sqlalchemy_uri: str
     warehouse: str
     home: Path | None
+    # Endpoint and region of an s3:// warehouse (lake/object_storage.py); None for other warehouses.
+    s3: S3Location | None = None
 
     @classmethod
     def resolve(
@@ -85,7 +88,8 @@ class CatalogSettings:
         remember_secret(password)
         if kind == "sqlite":
             Path(unquote(jdbc_uri.removeprefix("jdbc:sqlite:"))).parent.mkdir(parents=True, exist_ok=True)
-        return cls(name, kind, jdbc_uri, user, password, sqlalchemy_uri, warehouse_uri, home_path)
+        s3 = S3Location.from_environment() if is_s3(warehouse_uri) else None
+        return cls(name, kind, jdbc_uri, user, password, sqlalchemy_uri, warehouse_uri, home_path, s3)
 
     @property
     def display_uri(self) -> str:
@@ -97,12 +101,15 @@ class CatalogSettings:
             f"CatalogSettings(name={self.name!r}, kind={self.kind!r}, jdbc_uri={self.display_uri!r}, "
             f"jdbc_user={self.jdbc_user!r}, jdbc_password={'***' if self.jdbc_password is not None else None}, "
             f"sqlalchemy_uri={mask_secrets(self.sqlalchemy_uri)!r}, warehouse={mask_secrets(self.warehouse)!r}, "
-            f"home={self.home!r})"
+            f"home={self.home!r}, s3={self.s3!r})"
         )
 
     def pyiceberg_properties(self) -> dict[str, str]:
         """Properties for pyiceberg's SqlCatalog on the same database and warehouse."""
-        return {"uri": self.sqlalchemy_uri, "warehouse": self.warehouse}
+        properties = {"uri": self.sqlalchemy_uri, "warehouse": self.warehouse}
+        if self.s3 is not None:
+            properties.update(self.s3.pyiceberg_properties())
+        return properties
 
 
 # The settings of the Spark session iceberg_doris.session() (or install(spark, settings)) set up last

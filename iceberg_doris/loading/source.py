@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl.sql_text import quote_identifier
-from iceberg_doris.engine.spark_runtime import as_doris_reads, data_files_at, select_sql, statement_kind
+from iceberg_doris.engine.spark_runtime import as_doris_reads, data_files_at, s3a_endpoint, select_sql, statement_kind
 from iceberg_doris.errors import LoadError
-from iceberg_doris.spark_session.java_errors import error_class, spark_error_message
+from iceberg_doris.spark_session.java_errors import error_class, object_store_error, spark_error_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame, SparkSession
@@ -316,7 +316,9 @@ def _existing_files(spark: "SparkSession", paths: list[str]) -> dict[str, list[s
         try:
             names = data_files_at(spark, path)
         except Exception as exc:  # noqa: BLE001 - py4j raises Py4JJavaError for any Java failure
-            raise LoadError(f"cannot access path {path}: {spark_error_message(exc)}") from None
+            # An object store that refuses the key pair or does not answer: said so, with its endpoint.
+            refused = object_store_error(exc, f"doris.load reading {path}", s3a_endpoint(spark, path))
+            raise refused or LoadError(f"cannot access path {path}: {spark_error_message(exc)}") from None
         if names is None:
             raise LoadError(f"path {path} does not exist")
         found[path] = names

@@ -14,6 +14,7 @@ Starting the session:
 - :mod:`.runtime_jars`, :mod:`.prefetch`, :mod:`.running_jvm`: the jars (Iceberg runtime, catalog
   drivers, our bridge), fetched ahead (``python -m iceberg_doris.spark_session.prefetch``) and put
   on a driver JVM that is already running.
+- :mod:`.s3_conf`: what an ``s3://`` warehouse adds (S3FileIO, ``s3a``, their jars).
 - :mod:`.local_cluster`: the embedded ``local-cluster`` master; :mod:`.spark_properties`: the
   settings as a ``spark-defaults.conf`` text.
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from iceberg_doris.lake.settings import CatalogSettings
 from iceberg_doris.spark_session.catalog_conf import spark_catalog_conf
 from iceberg_doris.spark_session.running_jvm import prepare_driver_jvm
-from iceberg_doris.spark_session.runtime_jars import listed, resolve_runtime_jars
+from iceberg_doris.spark_session.runtime_jars import RuntimeJars, listed, resolve_runtime_jars
+from iceberg_doris.spark_session.s3_conf import s3_jars, s3_spark_conf
 from iceberg_doris.spark_session.shuffle_sizing import is_local_cluster
 from iceberg_doris.spark_session.spark_lines import running_line
 
@@ -44,6 +45,10 @@ def spark_conf(
     """
     line = running_line()
     runtime = resolve_runtime_jars(conf, line)
+    s3 = s3_jars(line) if settings.s3 is not None else None
+    if s3 is not None:
+        # An s3:// warehouse: S3FileIO and s3a, whose jars only such sessions download.
+        runtime = RuntimeJars(runtime.jars, runtime.packages + s3.packages)
     late_properties = {"iceberg.scan.plan-in-worker-pool": "false"}
     prepare_driver_jvm(runtime, late_properties, conf or {})
     java_options = [
@@ -83,7 +88,11 @@ def spark_conf(
         if memory is not None:
             result["spark.driver.memory"] = memory
     result.update(spark_catalog_conf(settings))
+    if settings.s3 is not None:
+        result.update(s3_spark_conf(settings.name, settings.s3))
     result.update(conf or {})
+    if s3 is not None and s3.excludes:
+        result["spark.jars.excludes"] = _joined((conf or {}).get("spark.jars.excludes", ""), *s3.excludes)
     # The jar and package lists are merged, not overridden: the user's own come first.
     jars = [str(j) for j in runtime.jars]
     packages_of_ours = runtime.packages
@@ -93,7 +102,7 @@ def spark_conf(
         # the packages are resolved to their files here, by Spark's Ivy code, and listed as jars.
         from iceberg_doris.spark_session.prefetch import package_files
 
-        jars += [str(f) for f in package_files(packages_of_ours, conf or {})]
+        jars += [str(f) for f in package_files(packages_of_ours, result)]  # with our spark.jars.excludes
         packages_of_ours = ()
     result["spark.jars"] = _joined((conf or {}).get("spark.jars", ""), *jars)
     packages = _joined((conf or {}).get("spark.jars.packages", ""), *packages_of_ours)

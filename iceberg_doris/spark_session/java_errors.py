@@ -28,6 +28,7 @@ from iceberg_doris.errors import (
     QueryValueError,
     TableNotFoundError,
 )
+from iceberg_doris.lake.masking import mask_secrets
 
 log = logging.getLogger(__name__)
 
@@ -254,9 +255,75 @@ def _unreachable_catalog(cause: JavaCause, what: str) -> DorisError:
     )
 
 
+# The object store's answers (AWS SDK v2 under Iceberg's S3FileIO and Hadoop's s3a): no connection
+# to the endpoint, or a key pair it does not accept. s3a turns a 403 into java.nio's
+# AccessDeniedException, which must not read as a local folder's permissions.
+_S3_CLASS_PREFIXES = ("software.amazon.awssdk.", "org.apache.hadoop.fs.s3a.")
+_S3_CREDENTIAL_TEXTS = (
+    "InvalidAccessKeyId", "SignatureDoesNotMatch", "Access Key Id you provided does not exist",
+    "request signature we calculated does not match", "Status Code: 403", "ExpiredToken",
+    "Unable to load credentials", "No AWS Credentials provided",
+)
+_S3_UNREACHABLE_TEXTS = ("Unable to execute HTTP request", "Connection refused", "UnknownHostException", "connect timed out")
+
+
+def _s3_cause(cause: JavaCause) -> bool:
+    return cause.kind.startswith(_S3_CLASS_PREFIXES) or (
+        cause.short_kind == "AccessDeniedException" and "s3a://" in cause.message
+    )
+
+
+def _s3_refused_credentials(cause: JavaCause) -> bool:
+    return _s3_cause(cause) and any(text in cause.message for text in _S3_CREDENTIAL_TEXTS)
+
+
+def _s3_unreachable(cause: JavaCause) -> bool:
+    return _s3_cause(cause) and any(text in cause.message for text in _S3_UNREACHABLE_TEXTS)
+
+
+def _object_store(endpoint: str | None = None) -> str:
+    """The S3 endpoint in words (``endpoint``, else the running session's), never a credential."""
+    from iceberg_doris.lake.settings import session_settings
+
+    settings = session_settings()
+    if endpoint is None and settings is not None and settings.s3 is not None:
+        endpoint = settings.s3.describe()
+    return f"the object store at {endpoint}" if endpoint else "the object store"
+
+
+def object_store_error(error: BaseException, what: str, endpoint: str | None = None) -> DorisError | None:
+    """Our error when ``error`` is the object store refusing the credentials or not answering (at
+    ``endpoint``, default the session's), else None."""
+    for cause in reversed(java_causes(error)):
+        if _s3_refused_credentials(cause):
+            return _refused_credentials(cause, what, endpoint)
+        if _s3_unreachable(cause):
+            return _unreachable_object_store(cause, what, endpoint)
+    return None
+
+
+def _refused_credentials(cause: JavaCause, what: str, endpoint: str | None = None) -> DorisError:
+    return EngineError(
+        f"{what} failed: {_object_store(endpoint)} refused the credentials ({cause.short_kind}: "
+        f"{_first_line(mask_secrets(cause.message))}); {NOTHING_COMMITTED}. Give the key pair it accepts the standard "
+        "way (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE and the shared credentials file) in the "
+        "environment the Spark driver starts in, then start a new session"
+    )
+
+
+def _unreachable_object_store(cause: JavaCause, what: str, endpoint: str | None = None) -> DorisError:
+    return EngineError(
+        f"{what} failed: {_object_store(endpoint)} is unreachable ({cause.short_kind}: {_first_line(mask_secrets(cause.message))}); "
+        f"{NOTHING_COMMITTED}. Check that it is running and that AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) names it, "
+        "then run it again"
+    )
+
+
 _RECOGNISED: list[tuple[Callable[[JavaCause], bool], Callable[[JavaCause, str], DorisError]]] = [
     # before the missing file: a refused create is a FileNotFoundException too ("... (Permission denied)")
     (_catalog_unreachable, _unreachable_catalog),
+    (_s3_refused_credentials, _refused_credentials),
+    (_s3_unreachable, _unreachable_object_store),
     (_refused_write, _storage_refused),
     (lambda c: any(text in c.message for text in _FULL_STORAGE_TEXTS), _storage_full),
     (lambda c: c.kind in ("java.io.FileNotFoundException", "org.apache.iceberg.exceptions.NotFoundException", "java.nio.file.NoSuchFileException"), _missing_file),

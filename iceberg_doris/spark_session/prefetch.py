@@ -10,6 +10,11 @@ beside the interpreter's environment), so a second run starts no JVM.
 
 prints the local jar files of Maven packages (resolved by Spark's Ivy code in a JVM of its own),
 for sessions that must list jars rather than packages (:func:`package_files`).
+
+    python -m iceberg_doris.spark_session.prefetch --s3
+
+fetches as well what a session on an ``s3://`` warehouse adds (S3FileIO and ``s3a``,
+:mod:`iceberg_doris.spark_session.s3_conf`); ``scripts/setup.sh --test`` runs it.
 """
 
 from __future__ import annotations
@@ -18,29 +23,41 @@ import hashlib
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from iceberg_doris.errors import SetupError
 from iceberg_doris.spark_session.runtime_jars import resolve_runtime_jars
+from iceberg_doris.spark_session.s3_conf import s3_jars
 from iceberg_doris.spark_session.spark_lines import running_line
 
 # The settings Spark's resolution reads (mirrors, exclusions, the Ivy folder and settings file).
 RESOLUTION_SETTINGS = ("spark.jars.repositories", "spark.jars.excludes", "spark.jars.ivy", "spark.jars.ivySettings")
 
 
-def prefetch() -> list[str]:
-    """Returns what the session will load: the bridge jar and the Maven packages."""
+def prefetch(*, s3: bool = False) -> list[str]:
+    """Returns what the session will load: the bridge jar and the Maven packages (with ``s3``, also
+    those of an ``s3://`` warehouse)."""
     line = running_line()
     runtime = resolve_runtime_jars(line=line)
     wanted = [str(jar) for jar in runtime.jars] + list(runtime.packages)
-    stamp = Path(sys.prefix) / f".iceberg-doris-fetched-{hashlib.sha256(' '.join(wanted).encode()).hexdigest()[:16]}"
+    _once(wanted, "fetched", lambda: _resolve_with_spark(runtime.packages))
+    if s3:
+        jars = s3_jars(line)
+        excludes = {"spark.jars.excludes": ",".join(jars.excludes)} if jars.excludes else {}
+        _once(list(jars.packages + jars.excludes), "s3-fetched", lambda: package_files(jars.packages, excludes))
+        wanted += jars.packages
+    return wanted
+
+
+def _once(wanted: list[str], kind: str, fetch: Callable[[], object]) -> None:
+    """Runs ``fetch`` unless a stamp beside the interpreter's environment says it fetched ``wanted``."""
+    stamp = Path(sys.prefix) / f".iceberg-doris-{kind}-{hashlib.sha256(' '.join(wanted).encode()).hexdigest()[:16]}"
     if not stamp.is_file():
-        _resolve_with_spark(runtime.packages)
-        for old in Path(sys.prefix).glob(".iceberg-doris-fetched-*"):
+        fetch()
+        for old in Path(sys.prefix).glob(f".iceberg-doris-{kind}-*"):
             old.unlink()
         stamp.touch()
-    return wanted
 
 
 def _resolve_with_spark(packages: tuple[str, ...]) -> None:
@@ -88,7 +105,7 @@ def main() -> None:
         return
     line = running_line()
     print(f"iceberg-doris: Spark {line.line} (Scala {line.scala}), Iceberg {line.iceberg}:")
-    for entry in prefetch():
+    for entry in prefetch(s3="--s3" in sys.argv[1:]):
         print(f"  {entry}")
 
 
