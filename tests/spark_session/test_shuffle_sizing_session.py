@@ -48,7 +48,9 @@ print("ROWS", spark.table("shop.users").count())
 '''
 
 
-@pytest.mark.parametrize("where", ["spark-defaults", "session-conf", "nowhere"])
+# Where the user set nothing, the shared session of the test above shows the sized value (and
+# every test's loads keep it): a process of its own would only repeat that.
+@pytest.mark.parametrize("where", ["spark-defaults", "session-conf"])
 def test_a_value_from_spark_defaults_or_session_conf_is_kept(tmp_path, where):
     (tmp_path / "job.py").write_text(USER_VALUES_JOB)
     env = _environment(tmp_path)
@@ -60,7 +62,6 @@ def test_a_value_from_spark_defaults_or_session_conf_is_kept(tmp_path, where):
 
     result = run([sys.executable, "job.py", where], cwd=tmp_path, env=env, timeout=240)
 
-    expected = "4" if where == "nowhere" else "7"  # local[2]: 2 per core
-    assert printed(result.stdout, "AT_START") == [expected]
-    assert printed(result.stdout, "AFTER_LOAD") == [expected]
+    assert printed(result.stdout, "AT_START") == ["7"]
+    assert printed(result.stdout, "AFTER_LOAD") == ["7"]
     assert printed(result.stdout, "ROWS") == ["2"]

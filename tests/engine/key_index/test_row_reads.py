@@ -101,7 +101,7 @@ def test_aggregate_loads_read_stored_rows_by_position(spark, namespace, cold_ind
         f'AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 PROPERTIES ("format-version" = "{format_version}")',
     )
     generator = random.Random(21)
-    for number in range(6):
+    for number in range(4):
         load_both(spark, tables, query_of(aggregate_batch(generator, number), "k, total, high, last, kept", AGGREGATE_TYPES))
     delete_kind = spark.sql(f"SELECT DISTINCT content, file_format FROM {tables[0]}.delete_files").collect()
     assert [tuple(r) for r in delete_kind] == ([(1, "PUFFIN")] if format_version == "3" else [(1, "PARQUET")])
@@ -141,7 +141,7 @@ def test_aggregate_loads_take_stored_keys_from_the_probe_for_every_key_kind(spar
     )
     generator = random.Random(29)
     before = files_with_keys_from_probe(spark)
-    for number in range(4):
+    for number in range(3):
         chosen = generator.choices(range(40), k=25)  # keys repeat within a batch, and across batches
         values = [
             f"({aggregate_key_literal(kind, key)}, "
@@ -149,7 +149,7 @@ def test_aggregate_loads_take_stored_keys_from_the_probe_for_every_key_kind(spar
             for key in chosen
         ]
         load_both(spark, tables, f"SELECT * FROM VALUES {', '.join(values)} AS t({keys}, n, last)")
-    assert files_with_keys_from_probe(spark) - before >= 3  # a hit file in each load after the first
+    assert files_with_keys_from_probe(spark) - before >= 2  # a hit file in each load after the first
     assert len(rows(spark, tables[0])) > 20
 
 
