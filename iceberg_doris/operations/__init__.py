@@ -28,6 +28,7 @@ from iceberg_doris.operations.dynamic_partitions import run_dynamic_partition
 from iceberg_doris.operations.enable_feature import enable_feature
 from iceberg_doris.operations.insert_overwrite import insert_overwrite
 from iceberg_doris.operations.load import load
+from iceberg_doris.operations.merge_into import MergeRows, merge_into
 from iceberg_doris.operations.partition_replacement import replace_partition, swap_temp_partition
 from iceberg_doris.operations.recover_partition import recover_partition
 from iceberg_doris.operations.rename_partition import rename_partition
@@ -115,6 +116,8 @@ __all__ = [
     "enable_feature",
     "insert_overwrite",
     "load",
+    "merge_into",
+    "MergeRows",
     "recover_partition",
     "rename_partition",
     "replace_partition",

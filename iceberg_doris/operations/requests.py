@@ -55,6 +55,8 @@ class LoadOrigin:
     # The keys models ("UNIQUE", "AGGREGATE") on which the load is a partial-column update without
     # asking: Doris's INSERT under enable_unique_key_partial_update / enable_agg_key_partial_update.
     partial_update_models: frozenset[str] = frozenset()
+    # Entries the operation adds to the commit's snapshot summary (keys of table_model.snapshot_summary).
+    summary: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

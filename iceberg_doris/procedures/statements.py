@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris import operations
 from iceberg_doris.errors import ConfigurationError, DorisError
+from iceberg_doris.operations import MergeRows
 from iceberg_doris.operations.names import check_label
 from iceberg_doris.operations.requests import LoadOrigin
 from iceberg_doris.procedures.binding import bind
@@ -60,6 +61,9 @@ STRICT_MESSAGE = "Insert has filtered data in strict mode"
 RATIO_MESSAGE = "Insert has too many filtered data {filtered}/{total} insert_max_filter_ratio is {ratio:f}"
 
 INSERT_INTO = "INSERT INTO"
+MERGE_INTO = "MERGE INTO"
+# The JVM side's token for a MERGE INTO's rows (StatementCalls.MERGE_ROWS), never a load argument.
+MERGE_ROWS = "__merge_rows"
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,8 @@ def run_statement(
 ) -> list[tuple[Any, ...]]:
     """Runs ``doris.<procedure>`` for ``statement`` ("INSERT INTO", "INSERT OVERWRITE", "UPDATE",
     "DELETE FROM", ...) with the session's ``settings``; returns its rows."""
+    if statement == MERGE_INTO and procedure == LoadProcedure.name:
+        return _merge_into(spark, raw_arguments)
     if not statement.startswith("INSERT"):
         return run_procedure(spark, procedure, raw_arguments)
     insert = InsertSettings.of(settings)
@@ -120,6 +126,18 @@ def run_statement(
     what = f"doris.{procedure}"
     with procedure_call(spark, what, describe_call(what, bound)):
         return [load_row(operations.load(spark, bound["table"], request))]
+
+
+def _merge_into(spark: "SparkSession", raw_arguments: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """``MERGE INTO``: its rows as one load, joined to the stored rows of its keys when the JVM
+    side says its ``ON`` allows it (the token of ``MergeRows``)."""
+    arguments = dict(raw_arguments)
+    token = arguments.pop(MERGE_ROWS, None)
+    bound = bind(get_procedure(LoadProcedure.name), arguments)
+    rows = MergeRows(spark, str(token)) if token is not None else None
+    what = f"doris.{LoadProcedure.name}"
+    with procedure_call(spark, what, describe_call(what, bound)):
+        return [load_row(operations.merge_into(spark, bound["table"], load_request(bound), rows))]
 
 
 def _boolean(key: str, value: str) -> bool:

@@ -24,6 +24,7 @@ RECYCLED_PARTITIONS = "doris.recycled-partitions"  # the recycle bin: definition
 RECOVERED_FROM = "doris.recovered-from"  # the snapshot (recycle-bin entry) a recover_partition brought back
 RECOVERED_PARTITION = "doris.recovered-partition"  # the name that entry's partition had
 CARRIED_DELETES = "doris.carried-deletes"  # rows a compaction deleted in its new files: deleted by commits made while it ran
+MERGE_TARGET = "doris.merge-target"  # what a MERGE INTO joined its source to: "key index: <how>" (the stored rows of the source's keys) or "scan: <why>" (the whole table)
 KEY_LOOKUP = "doris.key-lookup"  # "none: ..." when no live file could hold a keyed load's keys
 ROWID_MAP = "doris.rowid-map"  # a compaction's rowid mapping folder, kept for loads that looked up before it (engine.compaction.rowid_map)
 PAST_COMPACTIONS = "doris.past-compactions"  # compactions a keyed load's deletes were converted through instead of a second lookup

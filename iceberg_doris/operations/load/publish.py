@@ -79,7 +79,7 @@ class LoadCommit:
 
         if self.keys_checked is not None:
             summary[snapshot_summary.KEYS_CHECKED] = str(self.keys_checked)
-        return summary
+        return summary | dict(self.request.origin.summary)
 
 
 def stage_load_metadata(handle: DorisTable, table: JavaObject, transaction: JavaObject, commit: LoadCommit) -> DorisTable:

@@ -39,11 +39,19 @@ public final class DorisStatement extends LogicalPlan implements LeafRunnableCom
   private final String statement;
   private final LogicalPlan rows; // null when the procedure reads no rows (doris.delete)
   private final ObjectNode arguments;
+  private final MergeRows merge;
   private final StructType schema;
   private final Seq<Attribute> output;
   private Seq<Enumeration.Value> nodePatterns;
 
   DorisStatement(String statement, String procedure, DorisTarget target, LogicalPlan rows, ObjectNode arguments) {
+    this(statement, procedure, target, rows, arguments, null);
+  }
+
+  /** {@code merge}: a MERGE INTO whose rows can be joined to the stored rows of its keys only, or null. */
+  DorisStatement(
+      String statement, String procedure, DorisTarget target, LogicalPlan rows, ObjectNode arguments, MergeRows merge) {
+    this.merge = merge;
     this.statement = statement;
     this.procedure = procedure;
     this.target = target;
@@ -60,6 +68,7 @@ public final class DorisStatement extends LogicalPlan implements LeafRunnableCom
     this.target = other.target;
     this.rows = other.rows;
     this.arguments = other.arguments;
+    this.merge = other.merge;
     this.schema = other.schema;
     this.output = other.output;
     initTraits();
@@ -73,7 +82,7 @@ public final class DorisStatement extends LogicalPlan implements LeafRunnableCom
 
   @Override
   public Seq<Row> run(SparkSession session) {
-    return SparkCompat.seq(StatementCalls.run(session, statement, procedure, target, rows, arguments, schema));
+    return SparkCompat.seq(StatementCalls.run(session, statement, procedure, target, rows, arguments, schema, merge));
   }
 
   /** What EXPLAIN shows: the statement, the Doris operation, the table and its model. */

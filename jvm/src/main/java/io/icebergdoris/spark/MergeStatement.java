@@ -6,17 +6,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedStar;
+import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.IsNotNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.SubqueryExpression;
 import org.apache.spark.sql.catalyst.plans.LeftOuter$;
 import org.apache.spark.sql.catalyst.plans.logical.Assignment;
 import org.apache.spark.sql.catalyst.plans.logical.DeleteAction;
@@ -111,7 +114,14 @@ final class MergeStatement {
 
     Expression matchedRow = new IsNotNull(targetColumn(keys.get(0))); // key columns are NOT NULL
     Expression branch = new If(matchedRow, firstTaken(matched, 0), firstTaken(notMatched, matched.size()));
-    LogicalPlan joined = new Join(merge.sourceTable(), merge.targetTable(), LeftOuter$.MODULE$,
+    Function<LogicalPlan, LogicalPlan> joinedTo = stored -> rowsJoinedTo(stored, branch, branches);
+    return new DorisStatement("MERGE INTO", "load", target, joinedTo.apply(merge.targetTable()),
+        JsonNodeFactory.instance.objectNode(), keyedRows(joinedTo));
+  }
+
+  /** The statement's rows: the source joined to {@code stored} (the table, or some of its rows), each row as its clause makes it. */
+  private LogicalPlan rowsJoinedTo(LogicalPlan stored, Expression branch, List<List<Expression>> branches) {
+    LogicalPlan joined = new Join(merge.sourceTable(), stored, LeftOuter$.MODULE$,
         Option.apply(merge.mergeCondition()), JoinHint.NONE());
     List<NamedExpression> labelled = new ArrayList<>();
     labelled.add(new UnresolvedStar(Option.empty()));
@@ -127,8 +137,122 @@ final class MergeStatement {
       }
       columns.add(SparkCompat.alias(value, column < fields.size() ? fields.get(column).name() : DELETE_SIGN));
     }
-    return new DorisStatement("MERGE INTO", "load", target, SparkCompat.project(columns, taken),
-        JsonNodeFactory.instance.objectNode());
+    return SparkCompat.project(columns, taken);
+  }
+
+  /**
+   * The rows joined to the stored rows of the source's keys only, when {@code ON} allows it
+   * (else null: the statement joins the whole table). It does when {@code ON} is a conjunction
+   * holding, for each unique-key column, {@code <table>.<key> = <expression>} (either way round)
+   * where the expression reads the source only, has the key column's type exactly and is
+   * deterministic, as is the source itself. Its other conjuncts may be anything: a stored row
+   * matching {@code ON} has one of the source's keys, so the join finds the same rows.
+   */
+  private MergeRows keyedRows(Function<LogicalPlan, LogicalPlan> joinedTo) {
+    try {
+      LogicalPlan resolvedTarget = SparkCompat.ofRows(session, merge.targetTable()).queryExecution().analyzed();
+      if (!(resolvedTarget instanceof SubqueryAlias alias)) {
+        return null;
+      }
+      List<String> targetNames = new ArrayList<>(SparkCompat.javaList(alias.identifier().qualifier()));
+      targetNames.add(alias.identifier().name());
+      Map<String, Expression> keyValues = new LinkedHashMap<>();
+      for (Expression conjunct : conjuncts(merge.mergeCondition(), new ArrayList<>())) {
+        if (conjunct instanceof EqualTo equal) {
+          keyValue(equal.left(), equal.right(), targetNames, keyValues);
+          keyValue(equal.right(), equal.left(), targetNames, keyValues);
+        }
+      }
+      List<NamedExpression> values = new ArrayList<>();
+      for (String key : keys) {
+        Expression value = keyValues.get(lower(key));
+        if (value == null) {
+          return null;
+        }
+        values.add(SparkCompat.alias(value, key));
+      }
+      LogicalPlan sourceKeys = SparkCompat.project(values, merge.sourceTable());
+      LogicalPlan resolved = SparkCompat.ofRows(session, sourceKeys).queryExecution().analyzed();
+      for (int i = 0; i < keys.size(); i++) {
+        if (!resolved.schema().fields()[i].dataType().equals(field(keys.get(i)).dataType())) {
+          return null; // "=" would compare after a cast, which keys compared as stored need not match
+        }
+      }
+      return deterministic(resolved) ? new MergeRows(session, sourceKeys, alias, joinedTo) : null;
+    } catch (RuntimeException unresolvable) {
+      return null; // e.g. a key value that reads the table too: the whole join decides
+    }
+  }
+
+  private static List<Expression> conjuncts(Expression condition, List<Expression> into) {
+    if (condition instanceof And and) {
+      conjuncts(and.left(), into);
+      conjuncts(and.right(), into);
+    } else {
+      into.add(condition);
+    }
+    return into;
+  }
+
+  /** Records {@code value} for the key {@code column} names, if it names one of the table's and {@code value} reads the source only. */
+  private void keyValue(Expression column, Expression value, List<String> targetNames, Map<String, Expression> keyValues) {
+    if (!(column instanceof UnresolvedAttribute attribute)) {
+      return;
+    }
+    List<String> parts = SparkCompat.javaList(attribute.nameParts());
+    // A qualified name only: an unqualified one could be the source's column of that name.
+    if (parts.size() < 2 || !endsWith(targetNames, parts.subList(0, parts.size() - 1))) {
+      return;
+    }
+    String key = parts.get(parts.size() - 1);
+    if (isKey(key) && readsSourceOnly(value, targetNames)) {
+      keyValues.putIfAbsent(lower(key), value);
+    }
+  }
+
+  /** No column of {@code value} is the table's: none qualified by its name, none unqualified that it has. */
+  private boolean readsSourceOnly(Expression value, List<String> targetNames) {
+    if (value instanceof SubqueryExpression) {
+      return false;
+    }
+    if (value instanceof UnresolvedAttribute attribute) {
+      List<String> parts = SparkCompat.javaList(attribute.nameParts());
+      return parts.size() == 1 ? field(parts.get(0)) == null : !endsWith(targetNames, parts.subList(0, parts.size() - 1));
+    }
+    for (Expression child : SparkCompat.javaList(value.children())) {
+      if (!readsSourceOnly(child, targetNames)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean endsWith(List<String> names, List<String> suffix) {
+    if (suffix.size() > names.size()) {
+      return false;
+    }
+    int offset = names.size() - suffix.size();
+    for (int i = 0; i < suffix.size(); i++) {
+      if (!names.get(offset + i).equalsIgnoreCase(suffix.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The source is read twice (its keys, then the join): both reads must give the same rows. */
+  private static boolean deterministic(LogicalPlan plan) {
+    for (Expression expression : SparkCompat.javaList(plan.expressions())) {
+      if (!expression.deterministic()) {
+        return false;
+      }
+    }
+    for (LogicalPlan child : SparkCompat.javaList(plan.children())) {
+      if (!deterministic(child)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Doris: a clause without a condition must be the last of its kind (a later one could never run). */

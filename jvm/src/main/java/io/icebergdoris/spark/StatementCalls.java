@@ -33,6 +33,12 @@ final class StatementCalls {
   static final String UNIQUE_KEY_PARTIAL_UPDATE = "spark.doris.enable_unique_key_partial_update";
   static final String AGG_KEY_PARTIAL_UPDATE = "spark.doris.enable_agg_key_partial_update";
 
+  /**
+   * The argument naming a MERGE INTO's {@link MergeRows} for the Python side, which takes it out
+   * before the load's arguments are bound (``iceberg_doris/procedures/statements.py``).
+   */
+  static final String MERGE_ROWS = "__merge_rows";
+
   private StatementCalls() {}
 
   /** The output columns of {@code procedure} (its declared result). */
@@ -43,7 +49,7 @@ final class StatementCalls {
   /** Runs {@code procedure} for {@code statement} on {@code target}; {@code rows}: null when it reads none. */
   static List<Row> run(
       SparkSession session, String statement, String procedure, DorisTarget target, LogicalPlan rows,
-      ObjectNode arguments, StructType schema) {
+      ObjectNode arguments, StructType schema, MergeRows merge) {
     ObjectNode call = arguments.deepCopy();
     call.put("table", target.name());
     String view = null;
@@ -71,6 +77,10 @@ final class StatementCalls {
       // A label names one statement (Doris: INSERT ... WITH LABEL): the next INSERT gets its own.
       session.conf().unset(INSERT_LABEL);
     }
+    String mergeToken = merge != null ? merge.register() : null;
+    if (mergeToken != null) {
+      call.put(MERGE_ROWS, mergeToken);
+    }
     try {
       InternalRow[] answer = ProcedureAnswers.statement(statement, procedure, call.toString(), settings.toString(), schema);
       List<Row> result = new ArrayList<>();
@@ -79,6 +89,9 @@ final class StatementCalls {
       }
       return result;
     } finally {
+      if (mergeToken != null) {
+        MergeRows.forget(mergeToken);
+      }
       if (view != null) {
         session.catalog().dropGlobalTempView(view);
       }
