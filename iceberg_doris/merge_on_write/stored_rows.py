@@ -60,11 +60,10 @@ def stored_rows_of_keys(
     if snapshot_id is None:
         return "the table holds no rows"
     key_columns = [F.col(quote_identifier(k)) for k in shape.keys]
-    batch = keys.select(*key_columns).where(" AND ".join(f"{quote_identifier(k)} IS NOT NULL" for k in shape.keys)).distinct()
-    batch = batch.select(*key_columns, F.lit(False).alias(plan.DELETE))
-    if shape.sequence_column:
-        batch = batch.withColumn(plan.SEQUENCE, F.lit(None).cast(model.column(shape.sequence_column).spark_type))
-    indexed = collect_index_keys(iceberg, table, batch, shape)
+    batch = keys.select(*key_columns).where(" AND ".join(f"{quote_identifier(k)} IS NOT NULL" for k in shape.keys))
+    indexed = collect_index_keys(iceberg, table, _probe_rows(batch, shape), shape)
+    if indexed.java.has_duplicates:  # a probe takes each key once; most sources hold each once
+        indexed = collect_index_keys(iceberg, table, _probe_rows(batch.distinct(), shape), shape)
     data_files, _ = live_files(table, snapshot_id=snapshot_id, row_filter=iceberg_expression(iceberg, indexed.key_range))
     planned = plan_of(data_files)
     if planned is None or has_equality_deletes(data_files):
@@ -81,4 +80,17 @@ def stored_rows_of_keys(
     if read is None:
         return "reading the stored rows by position failed"
     frame = read.frame.select(*[F.col(quote_identifier(c)) for c in columns])
+    if read.broadcastable():
+        frame = F.broadcast(frame)  # rows read by position carry no size estimate for Spark to go by
     return StoredRowsOfKeys(frame, f"{hits.describe()}, {read.count} rows read by position", read)
+
+
+def _probe_rows(keys: "DataFrame", shape: plan.KeyedLoadShape) -> "DataFrame":
+    """The keys as the key index collects a batch's (:func:`collect_index_keys`): no delete flag
+    and, on a sequence table, no sequence value."""
+    from pyspark.sql import functions as F
+
+    rows = keys.withColumn(plan.DELETE, F.lit(False))
+    if shape.sequence_column:
+        rows = rows.withColumn(plan.SEQUENCE, F.lit(None).cast(shape.model.column(shape.sequence_column).spark_type))
+    return rows

@@ -49,7 +49,9 @@ import scala.Option;
  * (one commit, merge-on-write; a sequence column decides between rows of one key, as in Doris).
  *
  * <p>Built here, before Spark resolves the statement (see {@link DorisStatementRule}), from the
- * parsed clauses; the rows are resolved when the statement runs.
+ * parsed clauses; the rows are resolved when the statement runs. When {@code ON} equates the unique
+ * key with source values, the statement also carries {@link MergeRows}: the same rows joined to the
+ * stored rows of the source's keys only, which the load finds through the key index.
  */
 final class MergeStatement {
 
@@ -179,8 +181,8 @@ final class MergeStatement {
         }
       }
       return deterministic(resolved) ? new MergeRows(session, sourceKeys, alias, joinedTo) : null;
-    } catch (RuntimeException unresolvable) {
-      return null; // e.g. a key value that reads the table too: the whole join decides
+    } catch (Exception unresolvable) { // Spark's AnalysisException is a checked one, thrown undeclared
+      return null; // e.g. a key value that does not resolve against the source alone: the whole join decides
     }
   }
 
