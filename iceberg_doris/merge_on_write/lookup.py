@@ -4,8 +4,9 @@ Two ways find the rows a batch replaces: the primary-key index (keys of any inde
 column or several, unique or aggregate, full-row or partial-column, with or without a sequence
 column, v3 deletion vectors or v2 position deletes: per-file sorted keys probed on the executors,
 see :mod:`iceberg_doris.engine.key_index`) and the scan (the fallback when the index cannot decide:
-a NULL key, equality deletes, a key type it does not encode, a failed probe or read; the candidate
-files' key columns joined with the batch, pruned by the batch's keys). The snapshot summary's
+a key column declared NULL or a NULL key in a file, equality deletes, a key type it does not
+encode, a failed probe or read; the candidate files' key columns joined with the batch, NULL equal
+to NULL where a key is nullable (:mod:`iceberg_doris.engine.key_joins`), pruned by the batch's keys). The snapshot summary's
 ``doris.key-index`` says which, and why the scan.
 
 What the index's hits feed depends on the load:
