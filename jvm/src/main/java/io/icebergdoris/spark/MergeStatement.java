@@ -53,6 +53,7 @@ final class MergeStatement {
   static final String DELETE_SIGN = "__DORIS_DELETE_SIGN__";
   static final String HIDDEN_SEQUENCE = "__DORIS_SEQUENCE_COL__";
   private static final String BRANCH = "__doris_merge_branch";
+  private static final String MATCHED = "__doris_merge_matched";
   private static final String SEQUENCE_COL = "doris.sequence-col";
   private static final String MERGE_ON_WRITE = "doris.merge-on-write";
   private static final Pattern CURRENT_DATE = Pattern.compile("(?i)CURRENT_DATE\\s*(\\(\\s*\\))?");
@@ -109,9 +110,14 @@ final class MergeStatement {
       branches.add(inserted(action));
     }
 
-    Expression matchedRow = new IsNotNull(targetColumn(keys.get(0))); // key columns are NOT NULL
+    // A marker on the target's rows tells a matched row: a key column can be NULL (a key declared
+    // NULL is one key, as in Doris), so a NULL key column cannot.
+    List<NamedExpression> marked = new ArrayList<>();
+    marked.add(new UnresolvedStar(Option.empty()));
+    marked.add(SparkCompat.alias(Literal.create(true, DataTypes.BooleanType), MATCHED));
+    Expression matchedRow = new IsNotNull(UnresolvedAttribute.quoted(MATCHED));
     Expression branch = new If(matchedRow, firstTaken(matched, 0), firstTaken(notMatched, matched.size()));
-    LogicalPlan joined = new Join(merge.sourceTable(), merge.targetTable(), LeftOuter$.MODULE$,
+    LogicalPlan joined = new Join(merge.sourceTable(), SparkCompat.project(marked, merge.targetTable()), LeftOuter$.MODULE$,
         Option.apply(merge.mergeCondition()), JoinHint.NONE());
     List<NamedExpression> labelled = new ArrayList<>();
     labelled.add(new UnresolvedStar(Option.empty()));
