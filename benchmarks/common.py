@@ -74,6 +74,10 @@ def catalog_name(spark: "SparkSession") -> str:
 
 def iceberg_table(spark: "SparkSession", table: str) -> Any:
     """The table through Iceberg's Java API (freshly loaded: the catalog does not cache)."""
+    # Named with the session's catalog: Iceberg otherwise first tries the namespace as a catalog
+    # name and logs that failure with a stack trace.
+    if table.count(".") == 1:
+        table = f"{spark.conf.get('spark.sql.defaultCatalog')}.{table}"
     return spark.sparkContext._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table)
 
 

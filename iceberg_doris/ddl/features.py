@@ -130,8 +130,9 @@ COLUMN_FEATURES: dict[str, Feature] = _table(
     ),
     _as_doris(
         "NULL/NOT NULL",
-        "as written, but key columns of UNIQUE and AGGREGATE KEY tables are NOT NULL (Iceberg identifier fields), "
-        "even declared NULL: a row with a NULL key is an error row of its load, where Doris keeps one NULL key",
+        "as written; a UNIQUE or AGGREGATE key column declared NULL holds one NULL key, as in Doris (the table "
+        "then has no Iceberg identifier fields); a key column written without either is NOT NULL (an Iceberg "
+        "identifier field), where Doris makes it nullable",
     ),
     _as_doris(
         "AUTO_INCREMENT",

@@ -371,7 +371,9 @@ def _schema(iceberg: IcebergJava, model: DorisTableModel) -> JavaObject:
     ddl = ", ".join(_column_ddl(c) for c in model.columns)
     struct = iceberg.jvm.org.apache.spark.sql.types.StructType.fromDDL(ddl)
     schema = iceberg.spark_schema_util.convert(struct)
-    if model.keys_model is KeysModel.DUPLICATE or not model.key_columns:
+    if model.keys_model is KeysModel.DUPLICATE or not model.key_columns or model.null_safe_keys:
+        # Identifier fields must be required: a table with a key declared NULL has none, and its
+        # key lives only in the Doris model (table properties), where every operation reads it.
         return schema
     ids = iceberg.java_set([schema.findField(k).fieldId() for k in model.key_columns])
     return iceberg.schema_class(schema.columns(), ids)

@@ -4,8 +4,9 @@ Two ways find the rows a batch replaces: the primary-key index (keys of any inde
 column or several, unique or aggregate, full-row or partial-column, with or without a sequence
 column, v3 deletion vectors or v2 position deletes: per-file sorted keys probed on the executors,
 see :mod:`iceberg_doris.engine.key_index`) and the scan (the fallback when the index cannot decide:
-a NULL key, equality deletes, a key type it does not encode, a failed probe or read; the candidate
-files' key columns joined with the batch, pruned by the batch's keys). The snapshot summary's
+a key column declared NULL or a NULL key in a file, equality deletes, a key type it does not
+encode, a failed probe or read; the candidate files' key columns joined with the batch, NULL equal
+to NULL where a key is nullable (:mod:`iceberg_doris.engine.key_joins`), pruned by the batch's keys). The snapshot summary's
 ``doris.key-index`` says which, and why the scan.
 
 What the index's hits feed depends on the load:
@@ -174,7 +175,7 @@ def look_up(
     if lookup is not None and lookup.decided:
         marks = lookup.marks
         summary |= {snapshot_summary.KEY_INDEX: lookup.describe()}
-        decided = plan.without_live_rows(batch, losing_keys=lookup.losing_keys, keys=shape.keys)
+        decided = plan.without_live_rows(batch, losing_keys=lookup.losing_keys, keys=shape.keys, null_safe=shape.null_safe)
         if upserts is None:
             upserts = stage_data_files(iceberg, handle.name, plan.new_rows(decided, shape), table=table)
         if marks.any_delete_wins:
@@ -369,6 +370,9 @@ def keys_not_encodable(shape: plan.KeyedLoadShape) -> str | None:
     """Which key column (or the sequence column) the key index cannot keep in its entries, or
     None: its key columns are of types it encodes, its sequence column of a type it keeps."""
     model = shape.model
+    if model.null_safe_keys:
+        # The index's entries encode no NULL: a NULL key is looked up by the scan, null-safely.
+        return "a key column is nullable"
     for key in shape.keys:
         if not key_index.indexable_type(model.column(key).spark_type):
             return f"key column {key} of type {model.column(key).spark_type}"
@@ -526,16 +530,28 @@ def _first_key_filter(shape: plan.KeyedLoadShape, keys: list[Any] | None, low: A
     key type Iceberg literals are not built for here."""
     from iceberg_doris.errors import PartitionError
     from iceberg_doris.partitioning import PartitionColumnType
-    from iceberg_doris.table_model.partition_predicates import Compare, InValues
+    from iceberg_doris.table_model.partition_predicates import Compare, InValues, IsNull, union
 
     column = shape.model.column(shape.keys[0])
     try:
         kind = PartitionColumnType.from_sql(column.doris_type)
     except PartitionError:
         return TRUE
+    if not column.nullable:
+        if keys is not None:
+            return InValues(column.name, tuple(sorted(set(keys))), kind) if keys else TRUE
+        return both(Compare(column.name, ">=", low, kind), Compare(column.name, "<=", high, kind))
+    # A nullable key (declared NULL): NULL is one key, which neither IN nor a range matches, and
+    # the batch's MIN/MAX skip it; the filter also takes the rows whose first key is NULL.
     if keys is not None:
-        return InValues(column.name, tuple(sorted(set(keys))), kind) if keys else TRUE
-    return both(Compare(column.name, ">=", low, kind), Compare(column.name, "<=", high, kind))
+        if not keys:
+            return TRUE
+        values = tuple(sorted({k for k in keys if k is not None}))
+        parts: list[Predicate] = [InValues(column.name, values, kind)] if values else []
+        return union([*parts, IsNull(column.name)]) if None in keys else parts[0]
+    if low is None or high is None:
+        return IsNull(column.name)  # rows, but no first key other than NULL
+    return union([both(Compare(column.name, ">=", low, kind), Compare(column.name, "<=", high, kind)), IsNull(column.name)])
 
 
 def check_partial_new_keys(handle: KeyedTable, decided: "DataFrame", shape: plan.KeyedLoadShape) -> None:

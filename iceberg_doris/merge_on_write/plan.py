@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.ddl.sql_text import quote_identifier, string_literal
+from iceberg_doris.engine.key_joins import join_on_keys
 from iceberg_doris.engine.spark_runtime import select_sql
 from iceberg_doris.table_model import DorisTableModel
 from iceberg_doris.table_model.model import HIDDEN_SEQUENCE_COLUMN
@@ -60,6 +61,11 @@ class KeyedLoadShape:
     @property
     def sequence_column(self) -> str | None:
         return self.model.sequence_column
+
+    @property
+    def null_safe(self) -> bool:
+        """Whether keys match with NULL equal to NULL (a key column declared NULL)."""
+        return self.model.null_safe_keys
 
     @property
     def sequence_supplied(self) -> bool:
@@ -156,7 +162,7 @@ def live_rows(table_frame: "DataFrame", batch: "DataFrame", shape: KeyedLoadShap
     columns = live_columns_needed(shape)
     # Metadata columns resolve only on the table relation itself: select them before joining.
     base = table_frame.select(*[F.col(quote_identifier(k)).alias(k) for k in keys], *[F.col(quote_identifier(c)).alias(LIVE + c) for c in columns], FILE, POSITION)
-    return base.join(_keys_of(batch, keys, broadcast_keys), keys, "left_semi")
+    return join_on_keys(base, _keys_of(batch, keys, broadcast_keys), keys, "left_semi", null_safe=shape.null_safe)
 
 
 def _keys_of(batch: "DataFrame", keys: list[str], broadcast: bool) -> "DataFrame":
@@ -200,7 +206,7 @@ def stored_sequence(physical: "DataFrame", batch: "DataFrame", shape: KeyedLoadS
     keys = list(shape.keys)
     column = shape.sequence_column
     assert column is not None
-    matching = physical.join(_keys_of(batch, keys, broadcast_keys), keys, "left_semi")
+    matching = join_on_keys(physical, _keys_of(batch, keys, broadcast_keys), keys, "left_semi", null_safe=shape.null_safe)
     return matching.groupBy(*keys).agg(F.max(F.col(quote_identifier(column))).alias(MAX_SEQUENCE))
 
 
@@ -217,10 +223,11 @@ def decide(
 
     keys = list(shape.keys)
     live_per_key = one_per_key(live, shape, already=live_unique, file_order=file_order)
-    joined = batch.join(F.broadcast(live_per_key) if broadcast_live else live_per_key, keys, "left")
+    null_safe = shape.null_safe
+    joined = join_on_keys(batch, F.broadcast(live_per_key) if broadcast_live else live_per_key, keys, "left", null_safe=null_safe)
     if stored is not None:
         # From the index, the stored sequence values are no more rows than the live ones.
-        joined = joined.join(F.broadcast(stored) if broadcast_live else stored, keys, "left")
+        joined = join_on_keys(joined, F.broadcast(stored) if broadcast_live else stored, keys, "left", null_safe=null_safe)
     if shape.flexible and stored is not None and shape.sequence_column is not None:
         # A row that does not name the sequence column keeps the stored value, which it equals.
         named = F.array_contains(F.col(NAMED), shape.sequence_column.lower())
@@ -384,7 +391,7 @@ def overwrite_rows(accepted: "DataFrame", shape: KeyedLoadShape, carried: tuple[
 
 
 def without_live_rows(
-    batch: "DataFrame", *, losing_keys: "DataFrame | None" = None, keys: tuple[str, ...] = ()
+    batch: "DataFrame", *, losing_keys: "DataFrame | None" = None, keys: tuple[str, ...] = (), null_safe: bool = False,
 ) -> "DataFrame":
     """The batch shaped as ``decide``'s output when no stored value matters (full rows, the
     winners already known): every version wins but those whose key is in ``losing_keys`` (the key
@@ -395,7 +402,7 @@ def without_live_rows(
         return select_sql(batch, ["*", f"CAST(NULL AS STRING) AS {FILE}", f"true AS {WINS}"])
     shaped = select_sql(batch, ["*", f"CAST(NULL AS STRING) AS {FILE}"])
     lost = select_sql(losing_keys, [*[quote_identifier(k) for k in keys], "true AS __doris_lost"])
-    joined = shaped.join(F.broadcast(lost), list(keys), "left")
+    joined = join_on_keys(shaped, F.broadcast(lost), keys, "left", null_safe=null_safe)
     return select_sql(joined, ["*", f"__doris_lost IS NULL AS {WINS}"]).drop("__doris_lost")
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from iceberg_doris.ddl import KeysModel
 from iceberg_doris.ddl.sql_text import quote_identifier
+from iceberg_doris.engine.key_joins import join_on_keys
 from iceberg_doris.merge_on_write.plan import FILE, POSITION, model_aggregates
 from iceberg_doris.table_model import DorisTableModel
 
@@ -55,7 +56,7 @@ def rows_of_keys_in(table_frame: "DataFrame", model: DorisTableModel, files: lis
     # Metadata columns resolve only on the table relation itself: select them before joining.
     base = table_frame.select(*[quote_identifier(c.name) for c in model.columns], FILE, POSITION)
     touched = base.filter(F.col(FILE).isin(files)).select(*keys).distinct()
-    candidates = base.join(touched, list(model.key_columns), "left_semi")
+    candidates = join_on_keys(base, touched, model.key_columns, "left_semi", null_safe=model.null_safe_keys)
     counted = candidates.withColumn(KEY_ROWS, F.count(F.lit(1)).over(Window.partitionBy(*keys)))
     return counted.filter(F.col(KEY_ROWS) > 1).drop(KEY_ROWS)
 
@@ -98,7 +99,7 @@ def rows_older_than_deleted_versions(
     live = versions.filter(~F.col(DELETED))
     if files is not None:
         live = live.filter(F.col(FILE).isin(files))
-    joined = live.drop(DELETED).join(deleted, list(model.key_columns))
+    joined = join_on_keys(live.drop(DELETED), deleted, model.key_columns, null_safe=model.null_safe_keys)
     return joined.filter(F.col(LIVE_SEQUENCE).isNull() | (F.col(LIVE_SEQUENCE) < F.col(DELETED_SEQUENCE)))
 
 

@@ -1,8 +1,8 @@
 """``create_table``: a Doris CREATE TABLE statement becomes an Iceberg table.
 
 The Doris model (keys, aggregates, sequence column, partitions, distribution, properties) goes into
-the table's properties; key columns become Iceberg identifier fields (unique and aggregate tables)
-and the sort order; the Doris partitions decide the Iceberg partition spec
+the table's properties; key columns become Iceberg identifier fields (unique and aggregate tables
+whose key columns are all NOT NULL) and the sort order; the Doris partitions decide the Iceberg partition spec
 (:mod:`iceberg_doris.table_model.iceberg_layout`).
 """
 

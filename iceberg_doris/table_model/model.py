@@ -120,6 +120,15 @@ class DorisTableModel:
         raise KeyError(name)
 
     @property
+    def null_safe_keys(self) -> bool:
+        """Whether a key column of this UNIQUE or AGGREGATE KEY table is nullable (declared ``NULL``):
+        then its keys match with NULL equal to NULL (Doris's one NULL key), and the table has no
+        Iceberg identifier fields, which must be required."""
+        if self.keys_model is KeysModel.DUPLICATE:
+            return False
+        return any(self.column(k).nullable for k in self.key_columns)
+
+    @property
     def value_columns(self) -> tuple[ColumnModel, ...]:
         return tuple(c for c in self.columns if not c.is_key)
 
@@ -274,8 +283,12 @@ def model_from_definition(definition: TableDefinition, *, now: dt.datetime | Non
 
 def _column_model(column: ColumnDef, is_key: bool, keys_model: KeysModel) -> ColumnModel:
     aggregation = column.aggregation.upper() if column.aggregation else None
-    # NULL keys cannot be looked up or merged: unique and aggregate key columns are required.
-    nullable = column.nullable and not (is_key and keys_model is not KeysModel.DUPLICATE)
+    nullable = column.nullable
+    if is_key and keys_model is not KeysModel.DUPLICATE:
+        # Doris makes a key column with no NULL / NOT NULL nullable (ColumnNullableType.DEFAULT);
+        # here it stays NOT NULL, an Iceberg identifier field other engines find the key by. A key
+        # declared NULL is nullable, as in Doris: NULL is then one key (docs/doris-features.md).
+        nullable = column.nullable and column.nullable_explicit
     return ColumnModel(
         name=column.name,
         doris_type=column.type.sql,

@@ -324,14 +324,20 @@ def test_the_docs_table_lists_every_clause_attribute_and_property_with_its_decis
 
 
 
-def test_unique_and_aggregate_keys_are_not_null_even_declared_null():
-    # Doris statements often declare a UNIQUE key NULL (tests/operations/test_strict_partial_update.py has one);
-    # Doris keeps one NULL key, here the key is an identifier field (NOT NULL) and a NULL key is an error row
-    # of its load, as docs/doris-features.md, README and docs/merge-on-write.md say.
+def test_keys_declared_null_are_nullable_and_keys_without_nullability_are_not_null():
+    # Doris keeps one NULL key in a key column declared NULL (data_model_p0/unique/test_unique_table.groovy,
+    # `k1` int NULL); a key column written without NULL / NOT NULL, nullable in Doris
+    # (ColumnNullableType.DEFAULT), stays NOT NULL here, an Iceberg identifier field, as
+    # docs/doris-features.md, README and docs/merge-on-write.md say.
     unique = model_from_definition(parse_create_table(
-        "CREATE TABLE t (k INT NULL, v INT NULL) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
+        "CREATE TABLE t (k INT NULL, j INT, v INT NULL) UNIQUE KEY(k, j) DISTRIBUTED BY HASH(k) BUCKETS 1"
     ))
-    assert (unique.column("k").nullable, unique.column("v").nullable) == (False, True)
+    assert [unique.column(c).nullable for c in ("k", "j", "v")] == [True, False, True]
+    assert unique.null_safe_keys
+    aggregate = model_from_definition(parse_create_table(
+        "CREATE TABLE t (k INT, v INT SUM) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"
+    ))
+    assert not aggregate.column("k").nullable and not aggregate.null_safe_keys
     duplicate = model_from_definition(parse_create_table("CREATE TABLE t (k INT NULL, v INT) DUPLICATE KEY(k)"))
     assert duplicate.column("k").nullable
 

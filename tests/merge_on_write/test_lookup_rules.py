@@ -91,3 +91,25 @@ def test_a_value_that_cannot_be_read_back_weakens_the_filter_to_the_range_never_
     assert lookup._first_key_value(s, "not a date") is None
     unreadable = lookup.indexed_keys(s, collected(["2024-01-02", "not a date"]))
     assert unreadable.keys.predicate is TRUE and unreadable.key_range is TRUE
+
+
+def test_a_key_declared_null_is_nullable_and_one_without_nullability_is_not():
+    # Doris: data_model_p0/unique/test_unique_table.groovy (`k1` int NULL, UNIQUE KEY(k1)).
+    declared = shape(unique("k INT NULL, v STRING"))
+    assert declared.model.column("k").nullable and declared.null_safe
+    unwritten = shape(unique("k INT, v STRING"))
+    assert not unwritten.model.column("k").nullable and not unwritten.null_safe
+    duplicate = model_from_definition(parse_create_table("CREATE TABLE d (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1"))
+    assert duplicate.column("k").nullable and not duplicate.null_safe_keys
+
+
+def test_a_nullable_key_is_looked_up_by_the_scan_with_its_null_in_the_file_filter():
+    s = shape(unique("k INT NULL, v STRING"))
+    assert lookup.keys_not_encodable(s) == "a key column is nullable"
+    # The batch's keys, NULL among them: IN misses NULL, so IS NULL is added.
+    assert to_sql(lookup._first_key_filter(s, [3, None, 1])) == "(`k` IN (1, 3) OR `k` IS NULL)"
+    assert to_sql(lookup._first_key_filter(s, [None])) == "`k` IS NULL"
+    assert to_sql(lookup._first_key_filter(s, [2])) == "`k` IN (2)"
+    # A range from MIN/MAX skips NULL: it is always added; no bounds but rows: only NULL keys.
+    assert to_sql(lookup._first_key_filter(s, None, 1, 9)) == "((`k` >= 1 AND `k` <= 9) OR `k` IS NULL)"
+    assert to_sql(lookup._first_key_filter(s, None, None, None)) == "`k` IS NULL"

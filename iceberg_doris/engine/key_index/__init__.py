@@ -24,7 +24,8 @@ the entry from the data file and stores it. Data files never change, so an entry
 stale; its positions are physical (deleted rows included) and a probe drops those the file's delete
 files mark in the looked-up snapshot. A stored entry that fails its checks (checksum, row count,
 order, positions) is rebuilt, with a warning. A file written by any engine is covered; a file with
-a NULL key is not, and the load falls back to scanning.
+a NULL key is not, and the load falls back to scanning (a table with a key column declared NULL
+never uses the index: ``merge_on_write.lookup.keys_not_encodable``).
 
 Settings (Spark conf, read at each load):
 

@@ -58,6 +58,7 @@ final class MergeStatement {
   static final String DELETE_SIGN = "__DORIS_DELETE_SIGN__";
   static final String HIDDEN_SEQUENCE = "__DORIS_SEQUENCE_COL__";
   private static final String BRANCH = "__doris_merge_branch";
+  private static final String MATCHED = "__doris_merge_matched";
   private static final String SEQUENCE_COL = "doris.sequence-col";
   private static final String MERGE_ON_WRITE = "doris.merge-on-write";
   private static final Pattern CURRENT_DATE = Pattern.compile("(?i)CURRENT_DATE\\s*(\\(\\s*\\))?");
@@ -114,7 +115,7 @@ final class MergeStatement {
       branches.add(inserted(action));
     }
 
-    Expression matchedRow = new IsNotNull(targetColumn(keys.get(0))); // key columns are NOT NULL
+    Expression matchedRow = new IsNotNull(UnresolvedAttribute.quoted(MATCHED));
     Expression branch = new If(matchedRow, firstTaken(matched, 0), firstTaken(notMatched, matched.size()));
     Function<LogicalPlan, LogicalPlan> joinedTo = stored -> rowsJoinedTo(stored, branch, branches);
     return new DorisStatement("MERGE INTO", "load", target, joinedTo.apply(merge.targetTable()),
@@ -123,7 +124,12 @@ final class MergeStatement {
 
   /** The statement's rows: the source joined to {@code stored} (the table, or some of its rows), each row as its clause makes it. */
   private LogicalPlan rowsJoinedTo(LogicalPlan stored, Expression branch, List<List<Expression>> branches) {
-    LogicalPlan joined = new Join(merge.sourceTable(), stored, LeftOuter$.MODULE$,
+    // A marker on the target's rows tells a matched row: a key column can be NULL (a key declared
+    // NULL is one key, as in Doris), so a NULL key column cannot.
+    List<NamedExpression> marked = new ArrayList<>();
+    marked.add(new UnresolvedStar(Option.empty()));
+    marked.add(SparkCompat.alias(Literal.create(true, DataTypes.BooleanType), MATCHED));
+    LogicalPlan joined = new Join(merge.sourceTable(), SparkCompat.project(marked, stored), LeftOuter$.MODULE$,
         Option.apply(merge.mergeCondition()), JoinHint.NONE());
     List<NamedExpression> labelled = new ArrayList<>();
     labelled.add(new UnresolvedStar(Option.empty()));
