@@ -540,11 +540,15 @@ def _conversion_sql(source: str, source_type: Any, target_type: Any) -> str:
     if source_type == target_type:
         return source
     if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind == "StringType":
-        # The plain ISO spelling, nearly every value of a file, goes straight to the cast the
-        # general rewrite ends in for it anyway: one short match instead of six regular expressions.
+        text = _normalised_datetime(source)
+        if target_kind == "TimestampType":
+            return f"try_cast({text} AS {target_sql})"
+        # A zone or offset names an instant: Doris converts it to the session's time zone (Spark's
+        # cast from TIMESTAMP to a local type does exactly that); a plain value is taken as it is
+        # (never through an instant, so a wall-clock time a DST change skips stays as written).
         return (
-            f"CASE WHEN {source} RLIKE '{_PLAIN_ISO_DATETIME}' THEN try_cast({source} AS {target_sql}) "
-            f"ELSE {_datetime_from_text(source, target_type)} END"
+            f"IF({text} RLIKE '{_ZONED_DATETIME}', try_cast(try_cast({text} AS TIMESTAMP) AS {target_sql}), "
+            f"try_cast({text} AS {target_sql}))"
         )
     if target_kind in ("DateType", "TimestampNTZType", "TimestampType") and source_kind in _INTEGER_KINDS:
         return _integer_datetime(source, target_sql)
@@ -590,23 +594,7 @@ def _integer_datetime(source: str, target_sql: str) -> str:
 # offset (+02:00, +0200, -5) or a region name (Asia/Shanghai). Spark's cast to TIMESTAMP reads them all.
 _ZONE = "(Z|(UTC|GMT)([+-][0-9]{1,2}(:?[0-9]{2}){0,2})?|[+-][0-9]{1,2}(:?[0-9]{2}){0,2}|[A-Za-z]+(/[A-Za-z0-9_+-]+)+)"
 _ISO_DATE = "[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
-_PLAIN_ISO_DATETIME = "^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,9})?)?$"
 _ZONED_DATETIME = f"^{_ISO_DATE}([ T][0-9]{{1,2}}:[0-9]{{1,2}}(:[0-9]{{1,2}}([.][0-9]*)?)?)? ?{_ZONE}$"
-
-
-def _datetime_from_text(source: str, target_type: Any) -> str:
-    """Spark SQL reading any of Doris's date/datetime spellings in ``source`` as ``target_type``."""
-    text = _normalised_datetime(source)
-    target_sql = target_type.simpleString()
-    if _type_name(target_type) == "TimestampType":
-        return f"try_cast({text} AS {target_sql})"
-    # A zone or offset names an instant: Doris converts it to the session's time zone (Spark's
-    # cast from TIMESTAMP to a local type does exactly that); a plain value is taken as it is
-    # (never through an instant, so a wall-clock time a DST change skips stays as written).
-    return (
-        f"IF({text} RLIKE '{_ZONED_DATETIME}', try_cast(try_cast({text} AS TIMESTAMP) AS {target_sql}), "
-        f"try_cast({text} AS {target_sql}))"
-    )
 
 
 def _normalised_datetime(source: str) -> str:

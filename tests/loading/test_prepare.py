@@ -262,26 +262,3 @@ def test_a_too_long_value_is_dropped_from_its_error_row(spark: Any) -> None:
     assert (rows[2].s, rows[2][STATUS_COLUMN]) == (None, "error")
     assert rows[2][REASON_COLUMN] == "column s: value 'abcdefgh' is 8 bytes, longer than VARCHAR(4) allows (4 bytes)"
     assert (rows[3].s, rows[3][STATUS_COLUMN]) == (None, "ok")
-
-
-def test_plain_iso_dates_take_the_short_path_to_the_same_values(spark: Any) -> None:
-    # The ISO spelling skips the general rewrite of Doris's spellings: for every spelling the
-    # short path matches (and a few it must not), both give the same value or both none.
-    from pyspark.sql.types import DateType, StringType, TimestampNTZType, TimestampType
-
-    from iceberg_doris.loading.prepare import _conversion_sql, _datetime_from_text
-
-    spellings = [
-        "2024-02-29", "2023-02-29", "2024-13-01", "0000-01-01", "9999-12-31", "2024-01-01 10:20:30",
-        "2024-01-01 25:00:00", "2024-01-01 10:20:30.123456", "2024-01-01 10:20:30.123456789", "2024-1-5",
-        " 2024-01-01", "2024-01-01 ", "2024-01-01Z", "2024-01-01 10:20:30+02:00", "20240101", "2024/01/05",
-        "2024-01-01T10:20:30", "+2024-01-01", "2024-01-01 10:20", "", None,
-    ]
-    frame = spark.createDataFrame([(s,) for s in spellings], "s STRING")
-    for target in (DateType(), TimestampNTZType(), TimestampType()):
-        short = _conversion_sql("s", StringType(), target)
-        general = _datetime_from_text("s", target)
-        # compared as text: year 0 is a date to Spark, not to Python
-        rows = frame.selectExpr("s", f"CAST(({short}) AS STRING) AS short", f"CAST(({general}) AS STRING) AS general").collect()
-        assert [(r.s, r.short) for r in rows] == [(r.s, r.general) for r in rows], target
-        assert sum(r.short is not None for r in rows) >= 8, target  # the values are real dates, not all NULL
